@@ -1,0 +1,90 @@
+/* arena.c: bump allocation in chunks, freed in one call.
+ * Everything a graph owns lives here, so an export frees in O(chunks). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oxp.h"
+
+typedef struct chunk {
+  struct chunk *next;
+  size_t cap, used;
+  _Alignas(16) unsigned char mem[];
+} chunk;
+
+struct oxp_arena {
+  chunk *head;
+  size_t total;
+};
+
+enum { CHUNK_MIN = 64 * 1024 };
+
+oxp_arena *oxp_arena_new(void) { return calloc(1, sizeof(oxp_arena)); }
+
+void oxp_arena_free(oxp_arena *a) {
+  if (!a) return;
+  for (chunk *c = a->head, *nx; c; c = nx) {
+    nx = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *oxp_alloc(oxp_arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (n == 0) n = 16;
+  chunk *c = a->head;
+  if (!c || c->cap - c->used < n) {
+    /* Big requests get their own chunk behind the head so the head's
+     * remaining space is not wasted. */
+    size_t cap = n > CHUNK_MIN / 4 ? n : CHUNK_MIN;
+    chunk *nc = malloc(sizeof(chunk) + cap);
+    if (!nc) return NULL;
+    nc->cap = cap;
+    nc->used = 0;
+    if (c && cap == n) {
+      nc->next = c->next;
+      c->next = nc;
+    } else {
+      nc->next = c;
+      a->head = nc;
+    }
+    a->total += cap;
+    c = nc;
+  }
+  void *p = c->mem + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+void *oxp_realloc(oxp_arena *a, void *old, size_t oldn, size_t newn) {
+  if (newn <= oldn) return old;
+  void *p = oxp_alloc(a, newn);
+  if (p && old && oldn) memcpy(p, old, oldn);
+  return p;
+}
+
+char *oxp_strndup(oxp_arena *a, const char *s, size_t n) {
+  char *p = oxp_alloc(a, n + 1);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+char *oxp_strdup(oxp_arena *a, const char *s) {
+  return s ? oxp_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *oxp_sprintf(oxp_arena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = n < 0 ? NULL : oxp_alloc(a, (size_t)n + 1);
+  if (p) vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+size_t oxp_arena_bytes(const oxp_arena *a) { return a->total; }

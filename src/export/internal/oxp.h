@@ -1,0 +1,372 @@
+/* oxp.h: the private core of onnxexp.
+ *
+ * One header declares the structures every stage shares, in the manner of
+ * chibicc.h: the arena, diagnostics, the graph IR (used both for the input
+ * TorchScript graph and for the lowered ONNX graph, as the legacy exporter
+ * does with torch::jit::Graph), tensors, and the stage entry points.
+ * Nothing here is installed; public headers never include it. */
+#ifndef OXP_H
+#define OXP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- status and diagnostics ------------------------------------------ */
+
+typedef enum {
+  OXP_OK = 0,
+  OXP_ERR_USAGE,       /* bad option or argument */
+  OXP_ERR_IO,          /* unreadable input, unwritable output */
+  OXP_ERR_PARSE,       /* malformed IR text */
+  OXP_ERR_WEIGHTS,     /* missing/truncated/inconsistent safetensors */
+  OXP_ERR_UNSUPPORTED, /* op or construct without a symbolic */
+  OXP_ERR_GRAPH,       /* graph is well-formed text but not exportable */
+  OXP_ERR_NOMEM,
+  OXP_ERR_INTERNAL
+} oxp_status;
+
+/* Where in the IR text something came from. file is borrowed. */
+typedef struct {
+  const char *file;
+  int line, col; /* 1-based; 0 when unknown */
+} oxp_loc;
+
+typedef struct {
+  oxp_status status;
+  char message[768];
+  char file[256];
+  int line, col;
+  char op[96];
+} oxp_diag;
+
+/* Records the first failure in d (later ones are ignored so the root cause
+ * wins) and returns st. d may be NULL. loc and op may be NULL. */
+oxp_status oxp_fail(oxp_diag *d, oxp_status st, const oxp_loc *loc,
+                    const char *op, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void oxp_diag_clear(oxp_diag *d);
+/* "file:line:col: message" (or without location), for printing. */
+void oxp_diag_format(const oxp_diag *d, char *buf, size_t n);
+
+/* Warnings do not stop an export; the caller decides where they go. */
+typedef void (*oxp_warn_fn)(void *user, const char *msg);
+
+/* ---- arena ------------------------------------------------------------- */
+
+typedef struct oxp_arena oxp_arena;
+oxp_arena *oxp_arena_new(void);
+void oxp_arena_free(oxp_arena *a);
+/* Zeroed, 16-byte aligned. Returns NULL only when memory is exhausted. */
+void *oxp_alloc(oxp_arena *a, size_t n);
+void *oxp_realloc(oxp_arena *a, void *old, size_t oldn, size_t newn);
+char *oxp_strdup(oxp_arena *a, const char *s);
+char *oxp_strndup(oxp_arena *a, const char *s, size_t n);
+char *oxp_sprintf(oxp_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+size_t oxp_arena_bytes(const oxp_arena *a);
+
+/* ---- string map (open addressing, arena-owned) ------------------------- */
+
+typedef struct {
+  oxp_arena *arena;
+  const char **keys;
+  void **vals;
+  size_t cap, len;
+} oxp_map;
+void oxp_map_init(oxp_map *m, oxp_arena *a);
+void *oxp_map_get(const oxp_map *m, const char *key);
+/* Returns false on allocation failure. Replaces an existing value. */
+bool oxp_map_put(oxp_map *m, const char *key, void *val);
+
+/* ---- element types ----------------------------------------------------- */
+
+/* Numbered as onnx.TensorProto.DataType so they serialize as they are. */
+enum {
+  OXP_DT_UNDEFINED = 0,
+  OXP_DT_FLOAT = 1,
+  OXP_DT_UINT8 = 2,
+  OXP_DT_INT8 = 3,
+  OXP_DT_UINT16 = 4,
+  OXP_DT_INT16 = 5,
+  OXP_DT_INT32 = 6,
+  OXP_DT_INT64 = 7,
+  OXP_DT_STRING = 8,
+  OXP_DT_BOOL = 9,
+  OXP_DT_FLOAT16 = 10,
+  OXP_DT_DOUBLE = 11,
+  OXP_DT_UINT32 = 12,
+  OXP_DT_UINT64 = 13,
+  OXP_DT_COMPLEX64 = 14,
+  OXP_DT_COMPLEX128 = 15,
+  OXP_DT_BFLOAT16 = 16,
+  OXP_DT_FLOAT8E4M3FN = 17,
+  OXP_DT_FLOAT8E4M3FNUZ = 18,
+  OXP_DT_FLOAT8E5M2 = 19,
+  OXP_DT_FLOAT8E5M2FNUZ = 20,
+  OXP_DT_COUNT
+};
+size_t oxp_dtype_size(int dt);               /* 0 for unknown/string */
+const char *oxp_dtype_name(int dt);          /* "float32", ... */
+/* TorchScript type prefix ("Float", "Long", ...) to dtype; 0 if unknown. */
+int oxp_dtype_from_torch_name(const char *s, size_t n);
+const char *oxp_dtype_torch_name(int dt);    /* "Float", "Long", ... */
+/* torch.ScalarType numbering (as in `dtype=6` arguments) and back. */
+int oxp_dtype_from_scalar_type(int64_t st);  /* 0 if unknown */
+int64_t oxp_dtype_to_scalar_type(int dt);    /* -1 if none */
+bool oxp_dtype_is_float(int dt);
+bool oxp_dtype_is_int(int dt);               /* signed or unsigned, not bool */
+
+/* ---- types --------------------------------------------------------------- */
+
+typedef enum {
+  OXP_T_TENSOR,
+  OXP_T_INT,
+  OXP_T_FLOAT,
+  OXP_T_BOOL,
+  OXP_T_NUMBER, /* Scalar */
+  OXP_T_STR,
+  OXP_T_NONE,
+  OXP_T_DEVICE,
+  OXP_T_LIST,
+  OXP_T_TUPLE,
+  OXP_T_OPTIONAL,
+  OXP_T_SEQUENCE, /* ONNX sequence of tensors (lowered lists) */
+  OXP_T_OTHER     /* class types, Generator, Layout, ... : carried by name */
+} oxp_kind;
+
+typedef struct oxp_type oxp_type;
+struct oxp_type {
+  oxp_kind kind;
+  /* OXP_T_TENSOR */
+  int dtype;              /* OXP_DT_*, 0 when unknown */
+  int rank;               /* -1 when unknown */
+  int64_t *dims;          /* rank entries, -1 for an unknown dim */
+  const char **dim_params;/* NULL, or rank entries (NULL where static) */
+  bool requires_grad;
+  /* OXP_T_LIST, OXP_T_OPTIONAL, OXP_T_SEQUENCE */
+  oxp_type *elem;
+  /* OXP_T_TUPLE */
+  oxp_type **elems;
+  int nelems;
+  /* OXP_T_OTHER: the printed name */
+  const char *name;
+};
+
+oxp_type *oxp_type_new(oxp_arena *a, oxp_kind k);
+/* A tensor type; dims may be NULL when rank is -1. dims is copied. */
+oxp_type *oxp_type_tensor(oxp_arena *a, int dtype, int rank,
+                          const int64_t *dims);
+oxp_type *oxp_type_copy(oxp_arena *a, const oxp_type *t);
+bool oxp_type_is_static(const oxp_type *t); /* tensor, all dims known */
+int64_t oxp_type_numel(const oxp_type *t);  /* -1 unless static */
+/* Appends a printed form ("Float(2, 3)", "int[]", ...) to buf. */
+void oxp_type_print(const oxp_type *t, char *buf, size_t n);
+
+/* ---- tensors ------------------------------------------------------------- */
+
+/* A dense little-endian tensor. data is borrowed: from the weights mmap,
+ * from the arena, or from a caller of the C API; it is never freed here. */
+typedef struct {
+  int dtype;
+  int rank;
+  int64_t *dims;
+  const void *data;
+  size_t nbytes;
+  /* Where data sits in a file, for external-data references; NULL when
+   * the bytes exist only in memory. */
+  const char *src_path;
+  uint64_t src_offset;
+} oxp_tensor;
+
+oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
+                           const int64_t *dims, const void *data,
+                           size_t nbytes);
+/* Allocates zeroed data in the arena for the given shape. */
+oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
+                             const int64_t *dims);
+int64_t oxp_tensor_numel(const oxp_tensor *t);
+/* Element i as a double / int64 (any numeric dtype). */
+double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
+int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);
+
+/* ---- graph IR -------------------------------------------------------------- */
+
+typedef struct oxp_value oxp_value;
+typedef struct oxp_node oxp_node;
+typedef struct oxp_block oxp_block;
+typedef struct oxp_graph oxp_graph;
+
+typedef struct {
+  oxp_node *node;
+  int index; /* which input of node */
+} oxp_use;
+
+struct oxp_value {
+  int id;            /* dense, unique in the graph: index into side tables */
+  const char *name;  /* IR debug name without '%', or the ONNX name */
+  oxp_type *type;
+  oxp_node *producer;/* NULL for block inputs */
+  oxp_block *owner;  /* set for block inputs */
+  int index;         /* output index in producer, or input index in block */
+  oxp_use *uses;
+  int nuses, capuses;
+  oxp_tensor *init;  /* graph inputs bound to weights: the initializer */
+};
+
+typedef enum {
+  OXP_A_INT,
+  OXP_A_FLOAT,
+  OXP_A_STR,
+  OXP_A_TENSOR,
+  OXP_A_INTS,
+  OXP_A_FLOATS,
+  OXP_A_STRS,
+  OXP_A_NONE /* TorchScript `[value=None]`-like markers */
+} oxp_attr_kind;
+
+typedef struct oxp_attr oxp_attr;
+struct oxp_attr {
+  const char *name;
+  oxp_attr_kind kind;
+  int64_t i;
+  double f;
+  const char *s;
+  oxp_tensor *t;
+  int64_t *ints;
+  double *floats;
+  const char **strs;
+  int n; /* length of ints/floats/strs */
+  oxp_attr *next;
+};
+
+struct oxp_node {
+  oxp_graph *graph;
+  const char *kind;   /* "aten::add", "prim::Constant", "onnx::Add", ... */
+  const char *overload;/* "Tensor" of aten::add.Tensor, or NULL */
+  oxp_value **inputs;
+  int ninputs, capinputs;
+  oxp_value **outputs;
+  int noutputs, capoutputs;
+  oxp_attr *attrs;    /* in insertion order */
+  oxp_block **blocks;
+  int nblocks;
+  oxp_block *owner;
+  oxp_node *prev, *next;
+  oxp_loc loc;        /* where the node's line starts in the IR text */
+  const char *scope;  /* ", scope: a/b" when printed, else NULL */
+  const char *source; /* trailing "# file.py:12:0" comment, else NULL */
+  const char *name;   /* ONNX node name once lowered, else NULL */
+};
+
+struct oxp_block {
+  oxp_graph *graph;
+  oxp_node *owner;    /* NULL for the top block */
+  oxp_value **inputs;
+  int ninputs, capinputs;
+  oxp_value **outputs; /* the `-> (...)` / `return (...)` values */
+  int noutputs, capoutputs;
+  oxp_node *first, *last;
+  /* Constant tensors of this (ONNX) block: values with init set, no
+   * producer, not block inputs. Weight inputs stay in inputs. */
+  oxp_value **inits;
+  int ninits, capinits;
+};
+
+struct oxp_graph {
+  oxp_arena *arena;
+  oxp_block *top;
+  const char *file;   /* IR file name for diagnostics */
+  int nvalues;        /* next value id */
+  int nnodes;
+};
+
+oxp_graph *oxp_graph_new(oxp_arena *a, const char *file);
+oxp_block *oxp_block_new(oxp_graph *g, oxp_node *owner);
+oxp_value *oxp_value_new(oxp_graph *g, const char *name, oxp_type *t);
+oxp_value *oxp_block_add_input(oxp_block *b, const char *name, oxp_type *t);
+bool oxp_block_add_output(oxp_block *b, oxp_value *v);
+bool oxp_block_add_init(oxp_block *b, oxp_value *v);
+/* A detached node with noutputs fresh values (names NULL, types NULL). */
+oxp_node *oxp_node_new(oxp_graph *g, const char *kind, int noutputs);
+bool oxp_node_add_input(oxp_node *n, oxp_value *v);  /* v may be NULL: absent
+                                                        optional input */
+oxp_value *oxp_node_add_output(oxp_node *n);
+oxp_block *oxp_node_add_block(oxp_node *n);
+void oxp_node_set_input(oxp_node *n, int i, oxp_value *v);
+void oxp_block_append(oxp_block *b, oxp_node *n);
+void oxp_node_insert_before(oxp_node *pos, oxp_node *n);
+void oxp_node_insert_after(oxp_node *pos, oxp_node *n);
+/* Unlinks n from its block and drops its uses of its inputs. */
+void oxp_node_destroy(oxp_node *n);
+/* Every use of from (node inputs and block outputs) becomes a use of to. */
+void oxp_value_replace_uses(oxp_value *from, oxp_value *to);
+bool oxp_value_is_block_output(const oxp_value *v); /* any block */
+
+/* Attributes: set replaces an existing one of the same name. */
+oxp_attr *oxp_attr_get(const oxp_node *n, const char *name);
+oxp_attr *oxp_attr_set(oxp_node *n, const char *name, oxp_attr_kind k);
+void oxp_attr_set_i(oxp_node *n, const char *name, int64_t v);
+void oxp_attr_set_f(oxp_node *n, const char *name, double v);
+void oxp_attr_set_s(oxp_node *n, const char *name, const char *v);
+void oxp_attr_set_t(oxp_node *n, const char *name, oxp_tensor *t);
+void oxp_attr_set_ints(oxp_node *n, const char *name, const int64_t *v,
+                       int cnt);
+void oxp_attr_set_floats(oxp_node *n, const char *name, const double *v,
+                         int cnt);
+void oxp_attr_set_strs(oxp_node *n, const char *name, const char **v,
+                       int cnt);
+
+/* Iteration over a block's nodes that tolerates destroying the current one. */
+#define OXP_FOR_NODES(b, n, nx) \
+  for (oxp_node *n = (b)->first, *nx = n ? n->next : NULL; n; \
+       n = nx, nx = n ? n->next : NULL)
+
+/* Is kind "ns::name"? (e.g. oxp_kind_is(n, "aten::add")) */
+static inline bool oxp_kind_is(const oxp_node *n, const char *k) {
+  const char *a = n->kind, *b = k;
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+
+/* ---- stages ---------------------------------------------------------------- */
+
+/* Parses TorchScript IR text (as printed by str(graph)) into a new graph in
+ * arena a. text need not be NUL-terminated; len bytes are read, never more.
+ * file names the text in diagnostics. */
+oxp_status oxp_parse_ir(oxp_arena *a, const char *file, const char *text,
+                        size_t len, oxp_graph **out, oxp_diag *d);
+
+/* A memory-mapped safetensors file. */
+typedef struct {
+  const char *name;
+  oxp_tensor t;   /* data points into the mapping */
+} oxp_st_entry;
+
+typedef struct {
+  const char *path;
+  void *map;
+  size_t map_len;
+  uint64_t header_len;
+  oxp_st_entry *entries;
+  int nentries;
+  oxp_map index;  /* name -> oxp_st_entry* */
+} oxp_safetensors;
+
+oxp_status oxp_st_open(oxp_arena *a, const char *path, oxp_safetensors **out,
+                       oxp_diag *d);
+/* Parses from memory (for the C API and tests); data is borrowed. */
+oxp_status oxp_st_from_memory(oxp_arena *a, const char *name,
+                              const void *data, size_t len,
+                              oxp_safetensors **out, oxp_diag *d);
+const oxp_st_entry *oxp_st_find(const oxp_safetensors *st, const char *name);
+void oxp_st_close(oxp_safetensors *st);
+
+/* Binds weights to graph inputs by name (value->init), checks dtype and
+ * shape against declared types, and attaches `constant:NAME` data to
+ * prim::Constant nodes. Unbound tensors are reported through warn. */
+oxp_status oxp_bind_weights(oxp_graph *g, const oxp_safetensors *st,
+                            oxp_warn_fn warn, void *warn_user, oxp_diag *d);
+
+#endif

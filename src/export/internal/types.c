@@ -1,0 +1,203 @@
+/* types.c: value types and dense tensors. */
+#include <stdio.h>
+#include <string.h>
+
+#include "oxp.h"
+
+oxp_type *oxp_type_new(oxp_arena *a, oxp_kind k) {
+  oxp_type *t = oxp_alloc(a, sizeof *t);
+  if (t) {
+    t->kind = k;
+    t->rank = -1;
+  }
+  return t;
+}
+
+oxp_type *oxp_type_tensor(oxp_arena *a, int dtype, int rank,
+                          const int64_t *dims) {
+  oxp_type *t = oxp_type_new(a, OXP_T_TENSOR);
+  if (!t) return NULL;
+  t->dtype = dtype;
+  t->rank = rank;
+  if (rank > 0) {
+    t->dims = oxp_alloc(a, sizeof(int64_t) * (size_t)rank);
+    if (!t->dims) return NULL;
+    for (int i = 0; i < rank; i++) t->dims[i] = dims ? dims[i] : -1;
+  }
+  return t;
+}
+
+oxp_type *oxp_type_copy(oxp_arena *a, const oxp_type *s) {
+  if (!s) return NULL;
+  oxp_type *t = oxp_alloc(a, sizeof *t);
+  if (!t) return NULL;
+  *t = *s;
+  if (s->rank > 0 && s->dims) {
+    t->dims = oxp_alloc(a, sizeof(int64_t) * (size_t)s->rank);
+    if (!t->dims) return NULL;
+    memcpy(t->dims, s->dims, sizeof(int64_t) * (size_t)s->rank);
+    if (s->dim_params) {
+      t->dim_params = oxp_alloc(a, sizeof(char *) * (size_t)s->rank);
+      if (!t->dim_params) return NULL;
+      memcpy(t->dim_params, s->dim_params, sizeof(char *) * (size_t)s->rank);
+    }
+  }
+  return t;
+}
+
+bool oxp_type_is_static(const oxp_type *t) {
+  if (!t || t->kind != OXP_T_TENSOR || t->rank < 0) return false;
+  for (int i = 0; i < t->rank; i++)
+    if (t->dims[i] < 0 || (t->dim_params && t->dim_params[i])) return false;
+  return true;
+}
+
+int64_t oxp_type_numel(const oxp_type *t) {
+  if (!oxp_type_is_static(t)) return -1;
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+  return n;
+}
+
+static size_t put(char *buf, size_t n, size_t at, const char *s) {
+  size_t l = strlen(s);
+  if (at < n) snprintf(buf + at, n - at, "%s", s);
+  return at + l;
+}
+
+static size_t print_type(const oxp_type *t, char *buf, size_t n, size_t at) {
+  char tmp[32];
+  switch (t->kind) {
+  case OXP_T_TENSOR:
+    at = put(buf, n, at, t->dtype ? oxp_dtype_torch_name(t->dtype) : "Tensor");
+    if (t->rank < 0) return at;
+    at = put(buf, n, at, "(");
+    for (int i = 0; i < t->rank; i++) {
+      if (i) at = put(buf, n, at, ", ");
+      if (t->dim_params && t->dim_params[i])
+        at = put(buf, n, at, t->dim_params[i]);
+      else if (t->dims[i] < 0)
+        at = put(buf, n, at, "*");
+      else {
+        snprintf(tmp, sizeof tmp, "%lld", (long long)t->dims[i]);
+        at = put(buf, n, at, tmp);
+      }
+    }
+    return put(buf, n, at, ")");
+  case OXP_T_INT: return put(buf, n, at, "int");
+  case OXP_T_FLOAT: return put(buf, n, at, "float");
+  case OXP_T_BOOL: return put(buf, n, at, "bool");
+  case OXP_T_NUMBER: return put(buf, n, at, "Scalar");
+  case OXP_T_STR: return put(buf, n, at, "str");
+  case OXP_T_NONE: return put(buf, n, at, "NoneType");
+  case OXP_T_DEVICE: return put(buf, n, at, "Device");
+  case OXP_T_LIST:
+    at = print_type(t->elem, buf, n, at);
+    return put(buf, n, at, "[]");
+  case OXP_T_OPTIONAL:
+    at = print_type(t->elem, buf, n, at);
+    return put(buf, n, at, "?");
+  case OXP_T_SEQUENCE:
+    at = put(buf, n, at, "seq(");
+    at = print_type(t->elem, buf, n, at);
+    return put(buf, n, at, ")");
+  case OXP_T_TUPLE:
+    at = put(buf, n, at, "(");
+    for (int i = 0; i < t->nelems; i++) {
+      if (i) at = put(buf, n, at, ", ");
+      at = print_type(t->elems[i], buf, n, at);
+    }
+    return put(buf, n, at, ")");
+  case OXP_T_OTHER: return put(buf, n, at, t->name ? t->name : "?");
+  }
+  return at;
+}
+
+void oxp_type_print(const oxp_type *t, char *buf, size_t n) {
+  if (n) buf[0] = 0;
+  if (t) print_type(t, buf, n, 0);
+  else put(buf, n, 0, "?");
+}
+
+oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
+                           const int64_t *dims, const void *data,
+                           size_t nbytes) {
+  oxp_tensor *t = oxp_alloc(a, sizeof *t);
+  if (!t) return NULL;
+  t->dtype = dtype;
+  t->rank = rank;
+  if (rank > 0) {
+    t->dims = oxp_alloc(a, sizeof(int64_t) * (size_t)rank);
+    if (!t->dims) return NULL;
+    memcpy(t->dims, dims, sizeof(int64_t) * (size_t)rank);
+  }
+  t->data = data;
+  t->nbytes = nbytes;
+  return t;
+}
+
+int64_t oxp_tensor_numel(const oxp_tensor *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+  return n;
+}
+
+oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
+                             const int64_t *dims) {
+  oxp_tensor *t = oxp_tensor_new(a, dtype, rank, dims, NULL, 0);
+  if (!t) return NULL;
+  int64_t n = oxp_tensor_numel(t);
+  t->nbytes = (size_t)n * oxp_dtype_size(dtype);
+  void *p = oxp_alloc(a, t->nbytes ? t->nbytes : 1);
+  if (!p) return NULL;
+  t->data = p;
+  return t;
+}
+
+/* Half and bfloat16 widen by bit manipulation; no FPU support assumed. */
+static double half_to_double(uint16_t h) {
+  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  uint32_t f;
+  if (e == 0) {
+    if (m == 0) f = s;
+    else {
+      e = 127 - 15 + 1;
+      while (!(m & 0x400)) m <<= 1, e--;
+      f = s | (e << 23) | ((m & 0x3ff) << 13);
+    }
+  } else if (e == 31) f = s | 0x7f800000u | (m << 13);
+  else f = s | ((e + 127 - 15) << 23) | (m << 13);
+  float out;
+  memcpy(&out, &f, 4);
+  return out;
+}
+
+double oxp_tensor_get_f(const oxp_tensor *t, int64_t i) {
+  const unsigned char *p = t->data;
+  switch (t->dtype) {
+  case OXP_DT_FLOAT: { float v; memcpy(&v, p + 4 * i, 4); return v; }
+  case OXP_DT_DOUBLE: { double v; memcpy(&v, p + 8 * i, 8); return v; }
+  case OXP_DT_FLOAT16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return half_to_double(v); }
+  case OXP_DT_BFLOAT16: {
+    uint16_t v; memcpy(&v, p + 2 * i, 2);
+    uint32_t f = (uint32_t)v << 16; float o; memcpy(&o, &f, 4); return o;
+  }
+  default: return (double)oxp_tensor_get_i(t, i);
+  }
+}
+
+int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i) {
+  const unsigned char *p = t->data;
+  switch (t->dtype) {
+  case OXP_DT_UINT8: case OXP_DT_BOOL: return p[i];
+  case OXP_DT_INT8: return (int8_t)p[i];
+  case OXP_DT_INT16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+  case OXP_DT_UINT16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+  case OXP_DT_INT32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+  case OXP_DT_UINT32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+  case OXP_DT_INT64: case OXP_DT_UINT64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+  case OXP_DT_FLOAT: case OXP_DT_DOUBLE: case OXP_DT_FLOAT16: case OXP_DT_BFLOAT16:
+    return (int64_t)oxp_tensor_get_f(t, i);
+  default: return 0;
+  }
+}
