@@ -1,0 +1,275 @@
+/* main.c: the onnxexp command. Parses flags into oxp_options, runs the
+ * pipeline, writes the model atomically. Exit 0 on success, 1 on an
+ * export error, 2 on bad usage or unreadable input. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "../../symbolic/sym.h"
+
+#define ONNXEXP_VERSION_STRING "0.1.0"
+
+static const char USAGE[] =
+    "usage: onnxexp MODEL.ir -o OUT.onnx [options]\n"
+    "       onnxexp MODEL.ir --pretty [options]\n"
+    "       onnxexp --list-ops [--opset N]\n"
+    "\n"
+    "Exports a TorchScript IR graph (str(graph) of the legacy exporter's\n"
+    "graph) to an ONNX model; weights come from a safetensors sidecar.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output PATH          where to write the model\n"
+    "  --weights PATH             safetensors weights (default: MODEL.safetensors)\n"
+    "  --opset N                  ONNX opset, 9..21 (default 17)\n"
+    "  --input-names a,b          rename graph inputs in order\n"
+    "  --output-names a,b         rename graph outputs in order\n"
+    "  --dynamic-axes N:A=D,...   input N's axis A becomes dim_param D\n"
+    "  --no-constant-folding      keep constant subgraphs as nodes\n"
+    "  --keep-initializers-as-inputs  list weights among the graph inputs\n"
+    "  --training eval|preserve|train  mode for dropout and batch_norm\n"
+    "  --doc-string TEXT          model doc_string\n"
+    "  --verbose                  also print the exported graph\n"
+    "  --pretty                   print the exported graph, write nothing\n"
+    "  --list-ops                 list the supported ops (with --opset: at N)\n"
+    "  -q, --quiet                no warnings\n"
+    "  --version                  print the version\n"
+    "  -h, --help                 print this help\n";
+
+enum {
+  OPT_WEIGHTS = 256, OPT_OPSET, OPT_INPUT_NAMES, OPT_OUTPUT_NAMES,
+  OPT_DYNAMIC_AXES, OPT_NO_FOLD, OPT_KEEP_INITS, OPT_TRAINING, OPT_DOC,
+  OPT_VERBOSE, OPT_PRETTY, OPT_LIST_OPS, OPT_VERSION
+};
+
+static const struct option LONGOPTS[] = {
+    {"output", required_argument, 0, 'o'},
+    {"weights", required_argument, 0, OPT_WEIGHTS},
+    {"opset", required_argument, 0, OPT_OPSET},
+    {"input-names", required_argument, 0, OPT_INPUT_NAMES},
+    {"output-names", required_argument, 0, OPT_OUTPUT_NAMES},
+    {"dynamic-axes", required_argument, 0, OPT_DYNAMIC_AXES},
+    {"no-constant-folding", no_argument, 0, OPT_NO_FOLD},
+    {"keep-initializers-as-inputs", no_argument, 0, OPT_KEEP_INITS},
+    {"training", required_argument, 0, OPT_TRAINING},
+    {"doc-string", required_argument, 0, OPT_DOC},
+    {"verbose", no_argument, 0, OPT_VERBOSE},
+    {"pretty", no_argument, 0, OPT_PRETTY},
+    {"list-ops", no_argument, 0, OPT_LIST_OPS},
+    {"quiet", no_argument, 0, 'q'},
+    {"version", no_argument, 0, OPT_VERSION},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "onnxexp: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'onnxexp --help'.\n");
+  return 2;
+}
+
+static void warn(void *user, const char *msg) {
+  (void)user;
+  fprintf(stderr, "onnxexp: warning: %s\n", msg);
+}
+
+/* Splits "a,b,c" into arena strings. */
+static int split_list(oxp_arena *a, const char *s, const char ***out) {
+  int n = 1;
+  for (const char *p = s; *p; p++) n += *p == ',';
+  const char **v = oxp_alloc(a, sizeof *v * (size_t)n);
+  int k = 0;
+  for (const char *p = s;; p++) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    v[k++] = oxp_strndup(a, p, len);
+    if (!e) break;
+    p = e;
+  }
+  *out = v;
+  return k;
+}
+
+/* NAME:AXIS=DIM entries; NAME may itself contain ':' only before the last. */
+static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
+  const char **items;
+  int n = split_list(a, s, &items);
+  oxp_dyn_axis *ax = oxp_alloc(a, sizeof *ax * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    const char *colon = strrchr(items[i], ':');
+    const char *eq = colon ? strchr(colon, '=') : NULL;
+    char *end;
+    if (!colon || colon == items[i])
+      return usage_error("--dynamic-axes: expected NAME:AXIS=DIM, got '%s'", items[i]);
+    long axis = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || (eq && end != eq) || (!eq && *end) || axis < 0)
+      return usage_error("--dynamic-axes: bad axis in '%s'", items[i]);
+    ax[i].input = oxp_strndup(a, items[i], (size_t)(colon - items[i]));
+    ax[i].axis = (int)axis;
+    ax[i].param = eq && eq[1] ? oxp_strdup(a, eq + 1)
+                              : oxp_sprintf(a, "%s_dim_%ld", ax[i].input, axis);
+  }
+  o->dynamic_axes = ax;
+  o->n_dynamic_axes = n;
+  return 0;
+}
+
+static int list_ops(int opset, bool all) {
+  /* Every op once, with the opset it first appears in, sorted by name. */
+  const char *names[2048];
+  int first[2048], n = 0;
+  for (int t = 0; t < oxp_sym_ntables; t++) {
+    const oxp_sym_table *tab = oxp_sym_tables[t];
+    for (int i = 0; i < tab->n; i++) {
+      int k = 0;
+      while (k < n && strcmp(names[k], tab->entries[i].op) != 0) k++;
+      if (k == n && n < 2048) {
+        names[n] = tab->entries[i].op;
+        first[n++] = tab->opset;
+      }
+    }
+  }
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+      const char *s = names[j]; names[j] = names[j - 1]; names[j - 1] = s;
+      int f = first[j]; first[j] = first[j - 1]; first[j - 1] = f;
+    }
+  for (int i = 0; i < n; i++)
+    if (all || first[i] <= opset) printf("%-40s %d\n", names[i], first[i]);
+  return 0;
+}
+
+static char *read_file(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return NULL;
+  struct stat sb;
+  char *buf = NULL;
+  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    buf = malloc((size_t)sb.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)sb.st_size) {
+      ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += (size_t)r;
+    }
+    if (buf && got != (size_t)sb.st_size) {
+      free(buf);
+      buf = NULL;
+    } else if (buf) {
+      *len = got;
+    }
+  } else {
+    errno = EISDIR;
+  }
+  int e = errno;
+  close(fd);
+  errno = e;
+  return buf;
+}
+
+static int exit_code(oxp_status st) {
+  switch (st) {
+  case OXP_OK: return 0;
+  case OXP_ERR_USAGE: case OXP_ERR_IO: case OXP_ERR_WEIGHTS: return 2;
+  default: return 1;
+  }
+}
+
+static int report(const oxp_diag *d) {
+  char buf[1200];
+  oxp_diag_format(d, buf, sizeof buf);
+  fprintf(stderr, "onnxexp: error: %s\n", buf);
+  return exit_code(d->status);
+}
+
+/* MODEL.ir -> MODEL.safetensors */
+static char *default_weights(oxp_arena *a, const char *ir) {
+  const char *slash = strrchr(ir, '/');
+  const char *dot = strrchr(ir, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - ir) : strlen(ir);
+  return oxp_sprintf(a, "%.*s.safetensors", (int)stem, ir);
+}
+
+int main(int argc, char **argv) {
+  oxp_arena *a = oxp_arena_new();
+  if (!a) return 1;
+  oxp_options o;
+  oxp_options_init(&o);
+  o.warn = warn;
+  const char *out = NULL, *weights = NULL;
+  bool verbose = false, pretty = false, listops = false, opset_given = false;
+  int c;
+  while ((c = getopt_long(argc, argv, "o:qh", LONGOPTS, NULL)) != -1) {
+    char *end;
+    switch (c) {
+    case 'o': out = optarg; break;
+    case OPT_WEIGHTS: weights = optarg; break;
+    case OPT_OPSET:
+      o.opset = (int)strtol(optarg, &end, 10);
+      if (!*optarg || *end || o.opset < OXP_OPSET_MIN || o.opset > OXP_OPSET_MAX)
+        return usage_error("--opset: expected a number from 9 to 21, got '%s'", optarg);
+      opset_given = true;
+      break;
+    case OPT_INPUT_NAMES: o.n_input_names = split_list(a, optarg, &o.input_names); break;
+    case OPT_OUTPUT_NAMES: o.n_output_names = split_list(a, optarg, &o.output_names); break;
+    case OPT_DYNAMIC_AXES:
+      if (parse_dynamic_axes(a, optarg, &o)) return 2;
+      break;
+    case OPT_NO_FOLD: o.constant_folding = false; break;
+    case OPT_KEEP_INITS: o.keep_initializers_as_inputs = true; break;
+    case OPT_TRAINING:
+      if (strcmp(optarg, "eval") == 0) o.training = OXP_TRAIN_EVAL;
+      else if (strcmp(optarg, "preserve") == 0) o.training = OXP_TRAIN_PRESERVE;
+      else if (strcmp(optarg, "train") == 0) o.training = OXP_TRAIN_TRAIN;
+      else return usage_error("--training: expected eval, preserve or train, got '%s'", optarg);
+      break;
+    case OPT_DOC: o.doc_string = optarg; o.strip_doc_string = false; break;
+    case OPT_VERBOSE: verbose = true; break;
+    case OPT_PRETTY: pretty = true; break;
+    case OPT_LIST_OPS: listops = true; break;
+    case 'q': o.quiet = true; o.warn = NULL; break;
+    case OPT_VERSION: printf("onnxexp %s\n", ONNXEXP_VERSION_STRING); return 0;
+    case 'h': fputs(USAGE, stdout); return 0;
+    default: fputs(USAGE, stderr); return 2;
+    }
+  }
+  if (listops) return list_ops(o.opset, !opset_given);
+  if (optind != argc - 1)
+    return usage_error("%s", optind >= argc ? "expected one MODEL.ir argument"
+                                            : "expected exactly one MODEL.ir argument");
+  const char *ir = argv[optind];
+  if (!out && !pretty) return usage_error("%s", "missing -o OUT.onnx (or --pretty)");
+
+  size_t len = 0;
+  char *text = read_file(ir, &len);
+  if (!text) {
+    fprintf(stderr, "onnxexp: error: %s: %s\n", ir, strerror(errno));
+    return 2;
+  }
+  oxp_diag d;
+  oxp_diag_clear(&d);
+  oxp_safetensors *st = NULL;
+  const char *wpath = weights ? weights : default_weights(a, ir);
+  if (weights || access(wpath, F_OK) == 0) {
+    if (oxp_st_open(a, wpath, &st, &d)) return report(&d);
+  }
+  oxp_graph *g = NULL;
+  oxp_status s = oxp_export_graph(a, ir, text, len, st, &o, &g, &d);
+  if (!s && (verbose || pretty)) {
+    char *txt = oxp_pretty(g, &o);
+    if (txt) fputs(txt, stdout);
+    free(txt);
+  }
+  if (!s && out) s = oxp_write_file(g, &o, out, &d);
+  int rc = s ? report(&d) : 0;
+  if (st) oxp_st_close(st);
+  free(text);
+  oxp_arena_free(a);
+  return rc;
+}

@@ -1,0 +1,246 @@
+/* lower.c: the lowering driver. Walks the TorchScript graph once, in
+ * order, and hands each node to the symbolic of its op at the target
+ * opset. Structural prim:: nodes (constants, lists, tuples) emit nothing
+ * themselves: consumers read them through the helpers in sym_read.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_ctx.h"
+
+oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src) {
+  return src && src->id < c->src->nvalues ? c->env[src->id] : NULL;
+}
+
+oxp_pack *oxp_lower_pack(oxp_sctx *c, oxp_value *src) {
+  return src && src->id < c->src->nvalues ? c->packs[src->id] : NULL;
+}
+
+void oxp_lower_bind(oxp_sctx *c, oxp_value *src, oxp_value *dst) {
+  if (src && src->id < c->src->nvalues) c->env[src->id] = dst;
+}
+
+void oxp_lower_bind_pack(oxp_sctx *c, oxp_value *src, oxp_pack *p) {
+  if (src && src->id < c->src->nvalues) c->packs[src->id] = p;
+}
+
+int oxp_lower_scalar_dtype(const oxp_type *t) {
+  if (!t) return 0;
+  switch (t->kind) {
+  case OXP_T_TENSOR: return t->dtype;
+  case OXP_T_INT: return OXP_DT_INT64;
+  case OXP_T_FLOAT: return OXP_DT_FLOAT;
+  case OXP_T_BOOL: return OXP_DT_BOOL;
+  case OXP_T_OPTIONAL: return oxp_lower_scalar_dtype(t->elem);
+  default: return 0;
+  }
+}
+
+static bool is_structural(const oxp_node *n) {
+  return oxp_kind_is(n, "prim::Constant") ||
+         oxp_kind_is(n, "prim::ListConstruct") ||
+         oxp_kind_is(n, "prim::TupleConstruct");
+}
+
+/* The lowered elements of a list or tuple value, built lazily. */
+static oxp_pack *pack_of(oxp_sctx *c, oxp_value *v) {
+  oxp_pack *p = oxp_lower_pack(c, v);
+  if (p) return p;
+  oxp_node *k = v->producer;
+  if (!k || !(oxp_kind_is(k, "prim::ListConstruct") ||
+              oxp_kind_is(k, "prim::TupleConstruct")))
+    return NULL;
+  p = oxp_alloc(c->dst->arena, sizeof *p);
+  p->vals = oxp_alloc(c->dst->arena, sizeof *p->vals * (size_t)(k->ninputs + 1));
+  p->n = k->ninputs;
+  oxp_node *saved = c->node;
+  c->node = k;
+  for (int i = 0; i < k->ninputs; i++) {
+    oxp_value *e = k->inputs[i];
+    oxp_pack *sub = pack_of(c, e);
+    /* A nested pack is flattened later by whoever needs leaves. */
+    p->vals[i] = sub ? NULL : oxp_sym_in(c, k, i);
+    if (!sub && !p->vals[i]) {
+      c->node = saved;
+      return NULL;
+    }
+  }
+  c->node = saved;
+  oxp_lower_bind_pack(c, v, p);
+  return p;
+}
+
+/* ListUnpack / TupleUnpack: outputs alias the elements of the pack. */
+static oxp_status lower_unpack(oxp_sctx *c, oxp_node *n) {
+  oxp_value *in = n->inputs[0];
+  oxp_node *k = in->producer;
+  oxp_pack *p = oxp_lower_pack(c, in);
+  if (!p && k && (oxp_kind_is(k, "prim::ListConstruct") ||
+                  oxp_kind_is(k, "prim::TupleConstruct"))) {
+    /* Alias directly, so unpacked constants stay constants. */
+    if (k->ninputs != n->noutputs)
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s of %d values into %d outputs",
+                          n->kind, k->ninputs, n->noutputs);
+    for (int i = 0; i < n->noutputs; i++) {
+      oxp_value *e = k->inputs[i];
+      oxp_value *lv = oxp_lower_lookup(c, e);
+      oxp_pack *lp = oxp_lower_pack(c, e);
+      if (lv) oxp_lower_bind(c, n->outputs[i], lv);
+      else if (lp) oxp_lower_bind_pack(c, n->outputs[i], lp);
+      else if (is_structural(e->producer ? e->producer : n)) {
+        /* Constant or nested list: let consumers read it in place. */
+        oxp_value *alias = n->outputs[i];
+        oxp_value_replace_uses(alias, e);
+      } else
+        return oxp_sym_fail(c, OXP_ERR_INTERNAL, "unpacked value %%%s unbound",
+                            e->name ? e->name : "?");
+    }
+    return OXP_OK;
+  }
+  if (!p)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "%s of %%%s: the list is not built statically",
+                        n->kind, in->name ? in->name : "?");
+  if (p->n != n->noutputs)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s of %d values into %d outputs",
+                        n->kind, p->n, n->noutputs);
+  for (int i = 0; i < n->noutputs; i++) oxp_sym_set_out(c, n, i, p->vals[i]);
+  return OXP_OK;
+}
+
+static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
+  c->node = n;
+  if (is_structural(n)) return OXP_OK;
+  if (oxp_kind_is(n, "prim::ListUnpack") || oxp_kind_is(n, "prim::TupleUnpack"))
+    return lower_unpack(c, n);
+  oxp_symbolic_fn fn = oxp_map_get(&c->syms, n->kind);
+  if (!fn) {
+    int first = 0;
+    oxp_sym_lookup(n->kind, OXP_OPSET_MAX, &first);
+    if (first > c->opset)
+      return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                          "%s is not supported at opset %d (supported from opset %d)",
+                          n->kind, c->opset, first);
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s is not supported at opset %d",
+                        n->kind, c->opset);
+  }
+  oxp_status st = fn(c, n);
+  if (st != OXP_OK) return c->d->status ? c->d->status : st;
+  if (c->d->status) return c->d->status;
+  for (int i = 0; i < n->noutputs; i++) {
+    oxp_value *o = n->outputs[i];
+    if (o->nuses == 0 && !oxp_value_is_block_output(o)) continue;
+    if (!oxp_lower_lookup(c, o) && !oxp_lower_pack(c, o))
+      return oxp_sym_fail(c, OXP_ERR_INTERNAL,
+                          "%s: symbolic left output %%%s unbound", n->kind,
+                          o->name ? o->name : "?");
+  }
+  return OXP_OK;
+}
+
+static oxp_status build_syms(oxp_sctx *c) {
+  oxp_map_init(&c->syms, c->dst->arena);
+  for (int t = 0; t < oxp_sym_ntables; t++) {
+    const oxp_sym_table *tab = oxp_sym_tables[t];
+    if (tab->opset > c->opset) break;
+    for (int i = 0; i < tab->n; i++)
+      if (!oxp_map_put(&c->syms, tab->entries[i].op, (void *)tab->entries[i].fn))
+        return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  }
+  return OXP_OK;
+}
+
+/* Graph outputs: tuples and lists are flattened, as the legacy exporter
+ * does, in order. */
+static oxp_status add_outputs(oxp_sctx *c, oxp_value *v) {
+  oxp_node *k = v->producer;
+  if (k && (oxp_kind_is(k, "prim::TupleConstruct") ||
+            oxp_kind_is(k, "prim::ListConstruct"))) {
+    for (int i = 0; i < k->ninputs; i++) {
+      oxp_status st = add_outputs(c, k->inputs[i]);
+      if (st) return st;
+    }
+    return OXP_OK;
+  }
+  oxp_pack *p = oxp_lower_pack(c, v);
+  if (p) {
+    for (int i = 0; i < p->n; i++)
+      if (p->vals[i] && !oxp_block_add_output(c->dst->top, p->vals[i]))
+        return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    return OXP_OK;
+  }
+  oxp_value *lv = oxp_lower_lookup(c, v);
+  if (!lv && k && oxp_kind_is(k, "prim::Constant")) {
+    oxp_node ret = {.kind = "return", .inputs = &v, .ninputs = 1};
+    c->node = &ret;
+    lv = oxp_sym_in(c, &ret, 0);
+    c->node = NULL;
+  }
+  if (!lv)
+    return oxp_fail(c->d, OXP_ERR_GRAPH, NULL, NULL,
+                    "graph output %%%s has no lowered value",
+                    v->name ? v->name : "?");
+  /* An output that is also an input, an initializer or an earlier output
+   * needs its own node so it can carry its own name. */
+  bool dup = false;
+  for (int i = 0; i < c->dst->top->noutputs; i++)
+    dup |= c->dst->top->outputs[i] == lv;
+  if (!lv->producer || dup) {
+    oxp_value *from = lv;
+    c->node = NULL;
+    lv = oxp_sym_op1(c, "Identity", from);
+    if (lv) {
+      lv->type = oxp_type_copy(c->dst->arena, from->type);
+      lv->name = v->name;
+    }
+  }
+  if (!lv || !oxp_block_add_output(c->dst->top, lv))
+    return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  return OXP_OK;
+}
+
+oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
+                     oxp_diag *d) {
+  oxp_arena *a = src->arena;
+  oxp_sctx ctx = {0}, *c = &ctx;
+  c->src = src;
+  c->o = o;
+  c->d = d;
+  c->opset = o->opset;
+  c->static_shapes = o->n_dynamic_axes == 0;
+  if (o->opset < OXP_OPSET_MIN || o->opset > OXP_OPSET_MAX)
+    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                    "opset %d is outside the supported range %d..%d",
+                    o->opset, OXP_OPSET_MIN, OXP_OPSET_MAX);
+  c->dst = oxp_graph_new(a, src->file);
+  c->env = oxp_alloc(a, sizeof *c->env * (size_t)(src->nvalues + 1));
+  c->packs = oxp_alloc(a, sizeof *c->packs * (size_t)(src->nvalues + 1));
+  if (!c->dst || !c->env || !c->packs)
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  c->cur = c->dst->top;
+  oxp_status st = build_syms(c);
+  if (st) return st;
+
+  oxp_block *top = src->top;
+  for (int i = 0; i < top->ninputs; i++) {
+    oxp_value *in = top->inputs[i];
+    oxp_type *t = NULL;
+    if (in->type && in->type->kind == OXP_T_TENSOR)
+      t = oxp_type_copy(a, in->type);
+    else if (oxp_lower_scalar_dtype(in->type))
+      t = oxp_type_tensor(a, oxp_lower_scalar_dtype(in->type), 0, NULL);
+    else
+      return oxp_fail(d, OXP_ERR_UNSUPPORTED, NULL, NULL,
+                      "graph input %%%s of a non-tensor type is not supported",
+                      in->name ? in->name : "?");
+    oxp_value *v = oxp_block_add_input(c->dst->top, in->name, t);
+    if (!v) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    v->init = in->init;
+    oxp_lower_bind(c, in, v);
+  }
+  for (oxp_node *n = top->first; n; n = n->next)
+    if ((st = lower_node(c, n))) return st;
+  for (int i = 0; i < top->noutputs; i++)
+    if ((st = add_outputs(c, top->outputs[i]))) return st;
+  *out = c->dst;
+  return OXP_OK;
+}

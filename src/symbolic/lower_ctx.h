@@ -1,0 +1,37 @@
+/* lower_ctx.h: the lowering context behind the opaque oxp_sctx. Only the
+ * driver (lower.c) and the symbolic helpers (sym_*.c) see inside it. */
+#ifndef OXP_LOWER_CTX_H
+#define OXP_LOWER_CTX_H
+
+#include "sym.h"
+
+/* A lowered list or tuple: the ONNX values of its elements. */
+typedef struct {
+  oxp_value **vals;
+  int n;
+} oxp_pack;
+
+struct oxp_sctx {
+  oxp_graph *src, *dst;
+  oxp_block *cur;          /* ONNX block receiving emitted nodes */
+  const oxp_options *o;
+  oxp_diag *d;
+  int opset;
+  oxp_value **env;         /* src value id -> lowered value */
+  oxp_pack **packs;        /* src value id -> lowered list/tuple */
+  oxp_node *node;          /* src node being lowered, for diagnostics */
+  oxp_map syms;            /* op name -> oxp_symbolic_fn at this opset */
+  bool static_shapes;      /* traced dims are valid (no dynamic axes) */
+  int nconsts;             /* counter for constant names */
+};
+
+oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src);
+oxp_pack *oxp_lower_pack(oxp_sctx *c, oxp_value *src);
+void oxp_lower_bind(oxp_sctx *c, oxp_value *src, oxp_value *dst);
+void oxp_lower_bind_pack(oxp_sctx *c, oxp_value *src, oxp_pack *p);
+
+/* The dtype a TorchScript scalar type lowers to (int -> int64, ...), or the
+ * tensor's dtype; 0 when unknown. */
+int oxp_lower_scalar_dtype(const oxp_type *t);
+
+#endif
