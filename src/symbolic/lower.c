@@ -107,11 +107,20 @@ static oxp_status lower_unpack(oxp_sctx *c, oxp_node *n) {
   return OXP_OK;
 }
 
+static oxp_status check_outputs(oxp_sctx *c, oxp_node *n);
+
 static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   c->node = n;
   if (is_structural(n)) return OXP_OK;
   if (oxp_kind_is(n, "prim::ListUnpack") || oxp_kind_is(n, "prim::TupleUnpack"))
     return lower_unpack(c, n);
+  oxp_custom_fn cfn;
+  void *user;
+  oxp_status st;
+  if (oxp_custom_lookup(n->kind, c->opset, &cfn, &user)) {
+    st = cfn(c, n, user);
+    return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
+  }
   oxp_symbolic_fn fn = oxp_map_get(&c->syms, n->kind);
   if (!fn) {
     int first = 0;
@@ -123,8 +132,13 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s is not supported at opset %d",
                         n->kind, c->opset);
   }
-  oxp_status st = fn(c, n);
+  st = fn(c, n);
   if (st != OXP_OK) return c->d->status ? c->d->status : st;
+  return check_outputs(c, n);
+}
+
+/* A symbolic must bind every output that something reads. */
+static oxp_status check_outputs(oxp_sctx *c, oxp_node *n) {
   if (c->d->status) return c->d->status;
   for (int i = 0; i < n->noutputs; i++) {
     oxp_value *o = n->outputs[i];

@@ -34,6 +34,18 @@ extern const int oxp_sym_ntables;
  * op exists at all, or 0 if never. */
 oxp_symbolic_fn oxp_sym_lookup(const char *op, int opset, int *first_opset);
 
+/* Custom symbolics registered at run time (custom.c). One registered for
+ * op at opset v applies to every target opset >= v, and wins over the
+ * built-in tables. The registry is read-mostly: lookups take a read lock,
+ * registration a write lock. */
+typedef oxp_status (*oxp_custom_fn)(oxp_sctx *c, oxp_node *n, void *user);
+oxp_status oxp_custom_register(const char *op, int opset, oxp_custom_fn fn,
+                               void *user, oxp_diag *d);
+/* Removes the registration for exactly (op, opset); false if none. */
+bool oxp_custom_unregister(const char *op, int opset);
+bool oxp_custom_lookup(const char *op, int opset, oxp_custom_fn *fn,
+                       void **user);
+
 /* ---- context -------------------------------------------------------------- */
 
 int oxp_sym_opset(const oxp_sctx *c);

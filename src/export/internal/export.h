@@ -95,6 +95,12 @@ oxp_status oxp_export_graph(oxp_arena *a, const char *file, const char *text,
                             const oxp_options *o, oxp_graph **onnx,
                             oxp_diag *d);
 
+/* The same from a graph already built (parsed, or made by the builder
+ * API); weights may be NULL. */
+oxp_status oxp_export_from_graph(oxp_graph *g, const oxp_safetensors *weights,
+                                 const oxp_options *o, oxp_graph **onnx,
+                                 oxp_diag *d);
+
 /* The ir_version that fits an opset. */
 int64_t oxp_ir_version_for_opset(int opset);
 
