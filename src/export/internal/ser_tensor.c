@@ -1,0 +1,85 @@
+/* ser_tensor.c: oxp_tensor -> TensorProto, for initializers and tensor
+ * attributes alike.
+ *
+ * raw_data borrows t->data: the packer hands that pointer straight to the
+ * sink, so weights go from the safetensors mmap to the file without a copy.
+ *
+ * This is the seam for external data. When it lands, the writer carries the
+ * data file's sink and offset; a tensor chosen to go external gets
+ * data_location EXTERNAL and external_data {location, offset, length}
+ * entries here instead of raw_data, and nothing else in the serializer
+ * changes. */
+#include <string.h>
+
+#include "serialize.h"
+#include "onnx/onnx.pb-c.h"
+
+static oxp_status nomem(oxp_tensor_writer *w) {
+  return oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL,
+                  "out of memory while serializing a tensor");
+}
+
+/* Everything the packer will trust: a shape that matches the byte count,
+ * so a truncated weight never produces a model that loads wrong. */
+static oxp_status check(oxp_tensor_writer *w, const oxp_tensor *t,
+                        const char *name) {
+  const char *nm = name ? name : "<attribute>";
+  size_t es = oxp_dtype_size(t->dtype);
+  if (t->dtype == OXP_DT_STRING)
+    return oxp_fail(w->d, OXP_ERR_UNSUPPORTED, NULL, NULL,
+                    "tensor %s: string tensors cannot be serialized", nm);
+  if (es == 0 || t->dtype <= OXP_DT_UNDEFINED || t->dtype >= OXP_DT_COUNT)
+    return oxp_fail(w->d, OXP_ERR_INTERNAL, NULL, NULL,
+                    "tensor %s: unknown dtype %d", nm, t->dtype);
+  if (t->rank < 0 || (t->rank > 0 && !t->dims))
+    return oxp_fail(w->d, OXP_ERR_INTERNAL, NULL, NULL,
+                    "tensor %s: no shape", nm);
+  /* Counted in bytes with an overflow guard: a negative or absurd dim must
+   * fail here, not wrap into a plausible size. */
+  uint64_t bytes = es;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i] < 0 ||
+        (t->dims[i] && bytes > UINT64_MAX / (uint64_t)t->dims[i]))
+      return oxp_fail(w->d, OXP_ERR_INTERNAL, NULL, NULL,
+                      "tensor %s: bad dim %lld", nm, (long long)t->dims[i]);
+    bytes *= (uint64_t)t->dims[i];
+  }
+  if (bytes != t->nbytes)
+    return oxp_fail(w->d, OXP_ERR_INTERNAL, NULL, NULL,
+                    "tensor %s: %zu bytes do not match its shape (%llu "
+                    "bytes of %s)",
+                    nm, t->nbytes, (unsigned long long)bytes,
+                    oxp_dtype_name(t->dtype));
+  if (t->nbytes && !t->data)
+    return oxp_fail(w->d, OXP_ERR_INTERNAL, NULL, NULL,
+                    "tensor %s: no data", nm);
+  return OXP_OK;
+}
+
+oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
+                          const char *name, Onnx__TensorProto **out) {
+  *out = NULL;
+  oxp_status st = check(w, t, name);
+  if (st) return st;
+  if (w->opts->external_data != OXP_EXT_NONE)
+    return oxp_fail(w->d, OXP_ERR_UNSUPPORTED, NULL, NULL,
+                    "external data is not implemented yet");
+
+  Onnx__TensorProto *tp = oxp_alloc(w->arena, sizeof *tp);
+  if (!tp) return nomem(w);
+  onnx__tensor_proto__init(tp);
+  tp->has_data_type = 1;
+  tp->data_type = t->dtype; /* OXP_DT_* are numbered as DataType */
+  tp->n_dims = (size_t)t->rank;
+  tp->dims = t->rank > 0 ? t->dims : NULL;
+  if (name) {
+    tp->name = oxp_strdup(w->arena, name);
+    if (!tp->name) return nomem(w);
+  }
+  tp->has_raw_data = 1;
+  tp->raw_data.len = t->nbytes;
+  /* protobuf-c never writes through it; the cast only drops const. */
+  tp->raw_data.data = (uint8_t *)(uintptr_t)t->data;
+  *out = tp;
+  return OXP_OK;
+}

@@ -1,0 +1,531 @@
+/* serialize.c: lowered oxp graph -> onnx.ModelProto, packed to a sink.
+ *
+ * The ModelProto is built with every protobuf-c struct in the graph's arena,
+ * so there is nothing to free one by one and no error path can leak. Strings
+ * and int arrays that already have the right layout (names, dims, INTS) are
+ * borrowed, not copied; tensor bytes are borrowed too (ser_tensor.c).
+ *
+ * Packing streams through a ProtobufCBuffer: protobuf-c emits many tiny
+ * appends (tags, lengths, names) and one append per bytes field. The tiny
+ * ones are gathered in a 64 KiB staging buffer; a big one (a weight's
+ * raw_data) flushes the stage and goes to the sink as is, so weights reach
+ * write(2) straight from the mmap. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "serialize.h"
+#include "onnx/onnx.pb-c.h"
+
+enum { STAGE_SIZE = 64 * 1024 };
+
+/* protobuf's hard limit: a message at or above 2 GiB cannot be parsed. */
+#define PROTO_LIMIT ((uint64_t)INT32_MAX)
+
+typedef struct {
+  oxp_arena *a;
+  const oxp_options *o;
+  oxp_diag *d;
+  oxp_tensor_writer tw;
+  int *out_stamp;   /* by value id: stamp of the block listing it as output */
+  int stamp;
+  oxp_status st;
+} ser;
+
+int64_t oxp_ir_version_for_opset(int opset) {
+  if (opset < 9) return 0;
+  if (opset == 9) return 4;
+  if (opset == 10) return 5;
+  if (opset == 11) return 6;
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset == 21) return 10;
+  return 0; /* newer than this table: the caller rejects it */
+}
+
+static bool nomem(ser *s) {
+  if (!s->st)
+    s->st = oxp_fail(s->d, OXP_ERR_NOMEM, NULL, NULL,
+                     "out of memory while building the ONNX model");
+  return false;
+}
+
+/* Arena allocation that records the failure once; callers test for NULL.
+ * After a failure every allocation fails, so the build unwinds fast. */
+static void *alloc(ser *s, size_t n) {
+  void *p = s->st ? NULL : oxp_alloc(s->a, n ? n : 1);
+  if (!p) nomem(s);
+  return p;
+}
+#define NEW(s, T, init) ((T *)new_msg((s), sizeof(T), (void (*)(void *))(init)))
+#define ARRAY(s, T, n) ((T *)alloc((s), sizeof(T) * (size_t)(n)))
+
+static void *new_msg(ser *s, size_t size, void (*init)(void *)) {
+  void *p = alloc(s, size);
+  if (p) init(p);
+  return p;
+}
+
+/* protobuf-c fields are char * but never written through. */
+static char *str(const char *p) { return (char *)(uintptr_t)p; }
+
+/* ---- types ---------------------------------------------------------------- */
+
+static bool type_known(const oxp_type *t) {
+  if (!t) return false;
+  switch (t->kind) {
+  case OXP_T_TENSOR: return t->dtype != OXP_DT_UNDEFINED;
+  case OXP_T_SEQUENCE:
+  case OXP_T_OPTIONAL: return type_known(t->elem);
+  default: return false;
+  }
+}
+
+static Onnx__TensorShapeProto *ser_shape(ser *s, const oxp_type *t) {
+  Onnx__TensorShapeProto *sh =
+      NEW(s, Onnx__TensorShapeProto, onnx__tensor_shape_proto__init);
+  if (!sh) return NULL;
+  sh->n_dim = (size_t)t->rank;
+  sh->dim = ARRAY(s, Onnx__TensorShapeProto__Dimension *, t->rank);
+  if (!sh->dim) return NULL;
+  for (int i = 0; i < t->rank; i++) {
+    Onnx__TensorShapeProto__Dimension *dm =
+        NEW(s, Onnx__TensorShapeProto__Dimension,
+            onnx__tensor_shape_proto__dimension__init);
+    if (!dm) return NULL;
+    /* An unknown dim without a name stays a Dimension with neither field:
+     * the rank is still known. */
+    if (t->dim_params && t->dim_params[i]) {
+      dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+      dm->dim_param = str(t->dim_params[i]);
+    } else if (t->dims[i] >= 0) {
+      dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+      dm->dim_value = t->dims[i];
+    }
+    sh->dim[i] = dm;
+  }
+  return sh;
+}
+
+/* NULL without an error when t has no ONNX form (or is unknown). */
+static Onnx__TypeProto *ser_type(ser *s, const oxp_type *t) {
+  if (!t) return NULL;
+  Onnx__TypeProto *tp;
+  switch (t->kind) {
+  case OXP_T_TENSOR: {
+    Onnx__TypeProto__Tensor *tt =
+        NEW(s, Onnx__TypeProto__Tensor, onnx__type_proto__tensor__init);
+    if (!tt) return NULL;
+    tt->has_elem_type = t->dtype != OXP_DT_UNDEFINED;
+    tt->elem_type = t->dtype;
+    if (t->rank >= 0 && !(tt->shape = ser_shape(s, t))) return NULL;
+    if (!(tp = NEW(s, Onnx__TypeProto, onnx__type_proto__init))) return NULL;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    return tp;
+  }
+  case OXP_T_SEQUENCE: {
+    Onnx__TypeProto *elem = ser_type(s, t->elem);
+    if (!elem) return NULL;
+    Onnx__TypeProto__Sequence *sq =
+        NEW(s, Onnx__TypeProto__Sequence, onnx__type_proto__sequence__init);
+    if (!sq || !(tp = NEW(s, Onnx__TypeProto, onnx__type_proto__init)))
+      return NULL;
+    sq->elem_type = elem;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+    tp->sequence_type = sq;
+    return tp;
+  }
+  case OXP_T_OPTIONAL: {
+    Onnx__TypeProto *elem = ser_type(s, t->elem);
+    if (!elem) return NULL;
+    Onnx__TypeProto__Optional *op =
+        NEW(s, Onnx__TypeProto__Optional, onnx__type_proto__optional__init);
+    if (!op || !(tp = NEW(s, Onnx__TypeProto, onnx__type_proto__init)))
+      return NULL;
+    op->elem_type = elem;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+    tp->optional_type = op;
+    return tp;
+  }
+  default:
+    return NULL;
+  }
+}
+
+static Onnx__ValueInfoProto *ser_value_info(ser *s, const oxp_value *v) {
+  Onnx__ValueInfoProto *vi =
+      NEW(s, Onnx__ValueInfoProto, onnx__value_info_proto__init);
+  if (!vi) return NULL;
+  vi->name = str(v->name);
+  const oxp_type *t = v->type;
+  /* A weight listed as an input needs a type even if none was declared;
+   * its tensor says exactly what it is. */
+  if (!t && v->init)
+    t = oxp_type_tensor(s->a, v->init->dtype, v->init->rank, v->init->dims);
+  vi->type = ser_type(s, t);
+  return s->st ? NULL : vi;
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static Onnx__GraphProto *ser_block(ser *s, const oxp_block *b,
+                                   const char *name, bool top);
+
+/* The GraphProto attribute each block of a control-flow node becomes. */
+static const char *block_attr_name(const oxp_node *n, const char *domain,
+                                   int k) {
+  const char *op = oxp_op_type(n->kind);
+  if (*domain) return NULL;
+  if (strcmp(op, "If") == 0) return k == 0 ? "then_branch" :
+                                     k == 1 ? "else_branch" : NULL;
+  if (strcmp(op, "Loop") == 0 || strcmp(op, "Scan") == 0 ||
+      strcmp(op, "SequenceMap") == 0)
+    return k == 0 ? "body" : NULL;
+  return NULL;
+}
+
+static Onnx__AttributeProto *ser_attr(ser *s, const oxp_node *n,
+                                      const oxp_attr *a) {
+  Onnx__AttributeProto *ap =
+      NEW(s, Onnx__AttributeProto, onnx__attribute_proto__init);
+  if (!ap) return NULL;
+  ap->name = str(a->name);
+  ap->has_type = 1;
+  switch (a->kind) {
+  case OXP_A_INT:
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    ap->has_i = 1;
+    ap->i = a->i;
+    break;
+  case OXP_A_FLOAT:
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    ap->has_f = 1;
+    ap->f = (float)a->f;
+    break;
+  case OXP_A_STR:
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    ap->has_s = 1;
+    ap->s.len = a->s ? strlen(a->s) : 0;
+    ap->s.data = (uint8_t *)str(a->s);
+    break;
+  case OXP_A_TENSOR: {
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+    if (!a->t) goto bad;
+    oxp_status st = oxp_ser_tensor(&s->tw, a->t, NULL, &ap->t);
+    if (st) {
+      s->st = st;
+      return NULL;
+    }
+    break;
+  }
+  case OXP_A_INTS:
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    ap->n_ints = (size_t)a->n;
+    ap->ints = a->ints; /* int64_t already */
+    break;
+  case OXP_A_FLOATS:
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+    ap->n_floats = (size_t)a->n;
+    if (!(ap->floats = ARRAY(s, float, a->n))) return NULL;
+    for (int i = 0; i < a->n; i++) ap->floats[i] = (float)a->floats[i];
+    break;
+  case OXP_A_STRS:
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+    ap->n_strings = (size_t)a->n;
+    if (!(ap->strings = ARRAY(s, ProtobufCBinaryData, a->n))) return NULL;
+    for (int i = 0; i < a->n; i++) {
+      ap->strings[i].len = strlen(a->strs[i]);
+      ap->strings[i].data = (uint8_t *)str(a->strs[i]);
+    }
+    break;
+  default:
+    goto bad;
+  }
+  return ap;
+bad:
+  s->st = oxp_fail(s->d, OXP_ERR_INTERNAL, &n->loc, n->kind,
+                   "attribute %s of %s has no ONNX form", a->name, n->kind);
+  return NULL;
+}
+
+static Onnx__NodeProto *ser_node(ser *s, const oxp_node *n) {
+  Onnx__NodeProto *np = NEW(s, Onnx__NodeProto, onnx__node_proto__init);
+  if (!np) return NULL;
+  const char *domain = oxp_op_domain(s->a, n->kind);
+  if (!domain) {
+    nomem(s);
+    return NULL;
+  }
+  np->op_type = str(oxp_op_type(n->kind));
+  np->domain = *domain ? str(domain) : NULL;
+  np->name = str(n->name);
+  if (!s->o->strip_doc_string && n->source) np->doc_string = str(n->source);
+
+  np->n_input = (size_t)n->ninputs;
+  if (!(np->input = ARRAY(s, char *, n->ninputs))) return NULL;
+  for (int i = 0; i < n->ninputs; i++) /* "" marks an absent optional */
+    np->input[i] = str(n->inputs[i] ? n->inputs[i]->name : "");
+  np->n_output = (size_t)n->noutputs;
+  if (!(np->output = ARRAY(s, char *, n->noutputs))) return NULL;
+  for (int i = 0; i < n->noutputs; i++)
+    np->output[i] = str(n->outputs[i]->name);
+
+  int na = n->nblocks;
+  for (const oxp_attr *a = n->attrs; a; a = a->next) na++;
+  if (!(np->attribute = ARRAY(s, Onnx__AttributeProto *, na))) return NULL;
+  for (const oxp_attr *a = n->attrs; a; a = a->next)
+    if (!(np->attribute[np->n_attribute++] = ser_attr(s, n, a))) return NULL;
+  for (int k = 0; k < n->nblocks; k++) {
+    const char *an = block_attr_name(n, domain, k);
+    if (!an) {
+      s->st = oxp_fail(s->d, OXP_ERR_INTERNAL, &n->loc, n->kind,
+                       "%s has a block %d with no ONNX graph attribute",
+                       n->kind, k);
+      return NULL;
+    }
+    Onnx__AttributeProto *ap =
+        NEW(s, Onnx__AttributeProto, onnx__attribute_proto__init);
+    if (!ap) return NULL;
+    ap->name = str(an);
+    ap->has_type = 1;
+    ap->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    const char *gname = oxp_sprintf(s->a, "%s_%s", n->name, an);
+    if (!gname) {
+      nomem(s);
+      return NULL;
+    }
+    if (!(ap->g = ser_block(s, n->blocks[k], gname, false)))
+      return NULL;
+    np->attribute[np->n_attribute++] = ap;
+  }
+  return np;
+}
+
+/* ---- graphs --------------------------------------------------------------- */
+
+static bool add_init(ser *s, Onnx__GraphProto *gp, const oxp_value *v) {
+  oxp_status st = oxp_ser_tensor(&s->tw, v->init, v->name,
+                                 &gp->initializer[gp->n_initializer]);
+  if (st) {
+    s->st = st;
+    return false;
+  }
+  gp->n_initializer++;
+  return true;
+}
+
+static Onnx__GraphProto *ser_block(ser *s, const oxp_block *b,
+                                   const char *name, bool top) {
+  Onnx__GraphProto *gp = NEW(s, Onnx__GraphProto, onnx__graph_proto__init);
+  if (!gp) return NULL;
+  gp->name = str(name);
+
+  /* Inputs: a subgraph lists all block inputs; the top graph follows the
+   * keep_initializers_as_inputs / export_params split. */
+  if (!(gp->input = ARRAY(s, Onnx__ValueInfoProto *, b->ninputs)))
+    return NULL;
+  for (int i = 0; i < b->ninputs; i++) {
+    const oxp_value *v = b->inputs[i];
+    if (top && v->init) continue; /* user inputs come first */
+    if (!(gp->input[gp->n_input++] = ser_value_info(s, v))) return NULL;
+  }
+  for (int i = 0; top && i < b->ninputs; i++) {
+    const oxp_value *v = b->inputs[i];
+    if (!v->init || !oxp_top_input_listed(s->o, v)) continue;
+    if (!(gp->input[gp->n_input++] = ser_value_info(s, v))) return NULL;
+  }
+
+  gp->initializer = ARRAY(s, Onnx__TensorProto *, b->ninputs + b->ninits);
+  if (!gp->initializer) return NULL;
+  for (int i = 0; top && i < b->ninputs; i++)
+    if (oxp_top_input_is_init(s->o, b->inputs[i]) &&
+        !add_init(s, gp, b->inputs[i]))
+      return NULL;
+  for (int i = 0; i < b->ninits; i++) {
+    if (!b->inits[i]->init) {
+      s->st = oxp_fail(s->d, OXP_ERR_INTERNAL, NULL, NULL,
+                       "constant %%%s has no tensor", b->inits[i]->name);
+      return NULL;
+    }
+    if (!add_init(s, gp, b->inits[i])) return NULL;
+  }
+
+  if (!(gp->output = ARRAY(s, Onnx__ValueInfoProto *, b->noutputs)))
+    return NULL;
+  int stamp = ++s->stamp;
+  for (int i = 0; i < b->noutputs; i++) {
+    s->out_stamp[b->outputs[i]->id] = stamp;
+    if (!(gp->output[gp->n_output++] = ser_value_info(s, b->outputs[i])))
+      return NULL;
+  }
+
+  /* value_info before the nodes: serializing a node recurses into its
+   * blocks, which restamp their own outputs. */
+  int nn = 0, nvi = 0;
+  for (const oxp_node *n = b->first; n; n = n->next, nn++) nvi += n->noutputs;
+  if (!(gp->value_info = ARRAY(s, Onnx__ValueInfoProto *, nvi))) return NULL;
+  for (const oxp_node *n = b->first; n; n = n->next)
+    for (int i = 0; i < n->noutputs; i++) {
+      const oxp_value *v = n->outputs[i];
+      if (s->out_stamp[v->id] == stamp || !type_known(v->type)) continue;
+      if (!(gp->value_info[gp->n_value_info++] = ser_value_info(s, v)))
+        return NULL;
+    }
+
+  if (!(gp->node = ARRAY(s, Onnx__NodeProto *, nn))) return NULL;
+  for (const oxp_node *n = b->first; n; n = n->next)
+    if (!(gp->node[gp->n_node++] = ser_node(s, n))) return NULL;
+  return gp;
+}
+
+/* ---- opset imports -------------------------------------------------------- */
+
+typedef struct {
+  Onnx__OperatorSetIdProto **v;
+  size_t n, cap;
+  oxp_map seen; /* domain -> entry */
+} imports;
+
+static bool add_import(ser *s, imports *im, const char *domain,
+                       int64_t version) {
+  if (oxp_map_get(&im->seen, domain)) return true;
+  if (im->n == im->cap) {
+    size_t nc = im->cap ? im->cap * 2 : 8;
+    void *p = oxp_realloc(s->a, im->v, im->cap * sizeof *im->v,
+                          nc * sizeof *im->v);
+    if (!p) return nomem(s);
+    im->v = p;
+    im->cap = nc;
+  }
+  Onnx__OperatorSetIdProto *op =
+      NEW(s, Onnx__OperatorSetIdProto, onnx__operator_set_id_proto__init);
+  if (!op) return false;
+  if (!oxp_map_put(&im->seen, domain, op)) return nomem(s);
+  op->domain = str(domain);
+  op->has_version = 1;
+  op->version = version;
+  im->v[im->n++] = op;
+  return true;
+}
+
+static int64_t custom_version(const oxp_options *o, const char *domain) {
+  for (int i = 0; i < o->n_custom_opsets; i++)
+    if (strcmp(o->custom_opsets[i].domain, domain) == 0)
+      return o->custom_opsets[i].version;
+  return 1;
+}
+
+/* Custom domains in first-use order, so the list is deterministic. */
+static bool used_domains(ser *s, imports *im, const oxp_block *b) {
+  for (const oxp_node *n = b->first; n; n = n->next) {
+    const char *dom = oxp_op_domain(s->a, n->kind);
+    if (!dom) return nomem(s);
+    if (*dom && !add_import(s, im, dom, custom_version(s->o, dom)))
+      return false;
+    for (int k = 0; k < n->nblocks; k++)
+      if (!used_domains(s, im, n->blocks[k])) return false;
+  }
+  return true;
+}
+
+static bool ser_imports(ser *s, Onnx__ModelProto *m, const oxp_graph *g) {
+  imports im = {0};
+  oxp_map_init(&im.seen, s->a);
+  if (!add_import(s, &im, "", s->o->opset)) return false;
+  /* "ai.onnx" is the default domain by another name; it never gets an
+   * entry of its own. */
+  if (!oxp_map_put(&im.seen, "ai.onnx", im.v[0])) return nomem(s);
+  if (!used_domains(s, &im, g->top)) return false;
+  for (int i = 0; i < s->o->n_custom_opsets; i++)
+    if (!add_import(s, &im, s->o->custom_opsets[i].domain,
+                    s->o->custom_opsets[i].version))
+      return false;
+  m->n_opset_import = im.n;
+  m->opset_import = im.v;
+  return true;
+}
+
+/* ---- packing -------------------------------------------------------------- */
+
+typedef struct {
+  ProtobufCBuffer base; /* first: protobuf-c hands us &base */
+  oxp_sink *sink;
+  unsigned char *stage;
+  size_t used;
+  uint64_t total;
+  oxp_status st;
+} stream;
+
+static void flush(stream *st) {
+  if (st->used && st->st == OXP_OK)
+    st->st = st->sink->write(st->sink, st->stage, st->used);
+  st->used = 0;
+}
+
+static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *p) {
+  stream *st = (stream *)b;
+  if (st->st || len == 0) return;
+  st->total += len;
+  if (len >= STAGE_SIZE) {
+    flush(st);
+    if (st->st == OXP_OK) st->st = st->sink->write(st->sink, p, len);
+    return;
+  }
+  if (st->used + len > STAGE_SIZE) flush(st);
+  memcpy(st->stage + st->used, p, len);
+  st->used += len;
+}
+
+static oxp_status pack(Onnx__ModelProto *m, oxp_sink *sink, oxp_diag *d) {
+  size_t size = onnx__model_proto__get_packed_size(m);
+  if ((uint64_t)size > PROTO_LIMIT)
+    return oxp_fail(d, OXP_ERR_UNSUPPORTED, NULL, NULL,
+                    "the model would be %zu bytes, above protobuf's 2 GiB "
+                    "limit; it needs external data, which is not "
+                    "implemented yet",
+                    size);
+  stream st = {.base = {.append = stream_append}, .sink = sink};
+  if (!(st.stage = malloc(STAGE_SIZE)))
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                    "out of memory for the write buffer");
+  onnx__model_proto__pack_to_buffer(m, &st.base);
+  flush(&st);
+  free(st.stage);
+  if (st.st)
+    /* The sink normally said why in its own diag; this only fills in. */
+    return oxp_fail(d, st.st, NULL, NULL, "writing the model failed");
+  if (st.total != size)
+    return oxp_fail(d, OXP_ERR_INTERNAL, NULL, NULL,
+                    "packed %llu bytes, expected %zu",
+                    (unsigned long long)st.total, size);
+  return OXP_OK;
+}
+
+oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
+                         oxp_diag *d) {
+  int64_t ir = oxp_ir_version_for_opset(o->opset);
+  if (ir == 0)
+    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                    "opset %d is not supported (%d to %d)", o->opset,
+                    OXP_OPSET_MIN, OXP_OPSET_MAX);
+  oxp_status st = oxp_assign_names(g, d);
+  if (st) return st;
+
+  ser s = {.a = g->arena, .o = o, .d = d};
+  s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .d = d};
+  s.out_stamp = ARRAY(&s, int, g->nvalues + 1);
+  Onnx__ModelProto *m = NEW(&s, Onnx__ModelProto, onnx__model_proto__init);
+  if (!m) return s.st;
+  m->has_ir_version = 1;
+  m->ir_version = ir;
+  m->producer_name = str("onnxexp");
+  m->producer_version = str("0.1.0");
+  if (!o->strip_doc_string && o->doc_string)
+    m->doc_string = str(o->doc_string);
+  if (!ser_imports(&s, m, g)) return s.st;
+  if (!(m->graph = ser_block(&s, g->top, "main_graph", true))) return s.st;
+  return pack(m, sink, d);
+}
