@@ -41,34 +41,6 @@ static bool is_structural(const oxp_node *n) {
          oxp_kind_is(n, "prim::TupleConstruct");
 }
 
-/* The lowered elements of a list or tuple value, built lazily. */
-static oxp_pack *pack_of(oxp_sctx *c, oxp_value *v) {
-  oxp_pack *p = oxp_lower_pack(c, v);
-  if (p) return p;
-  oxp_node *k = v->producer;
-  if (!k || !(oxp_kind_is(k, "prim::ListConstruct") ||
-              oxp_kind_is(k, "prim::TupleConstruct")))
-    return NULL;
-  p = oxp_alloc(c->dst->arena, sizeof *p);
-  p->vals = oxp_alloc(c->dst->arena, sizeof *p->vals * (size_t)(k->ninputs + 1));
-  p->n = k->ninputs;
-  oxp_node *saved = c->node;
-  c->node = k;
-  for (int i = 0; i < k->ninputs; i++) {
-    oxp_value *e = k->inputs[i];
-    oxp_pack *sub = pack_of(c, e);
-    /* A nested pack is flattened later by whoever needs leaves. */
-    p->vals[i] = sub ? NULL : oxp_sym_in(c, k, i);
-    if (!sub && !p->vals[i]) {
-      c->node = saved;
-      return NULL;
-    }
-  }
-  c->node = saved;
-  oxp_lower_bind_pack(c, v, p);
-  return p;
-}
-
 /* ListUnpack / TupleUnpack: outputs alias the elements of the pack. */
 static oxp_status lower_unpack(oxp_sctx *c, oxp_node *n) {
   oxp_value *in = n->inputs[0];

@@ -292,6 +292,11 @@ static oxp_value *dynamic_int_list(oxp_sctx *c, oxp_node *lc) {
       oxp_alloc(c->dst->arena, sizeof *parts * (size_t)(lc->ninputs + 1));
   if (!parts) return NULL;
   for (int k = 0; k < lc->ninputs; k++) {
+    int64_t iv;
+    if (oxp_sym_int(lc, k, &iv)) {
+      if (!(parts[k] = oxp_sym_const_i64s(c, &iv, 1))) return NULL;
+      continue;
+    }
     oxp_value *e = oxp_sym_in_as(c, lc, k, OXP_DT_INT64);
     if (!e) return NULL;
     int r = oxp_sym_rank(e);
