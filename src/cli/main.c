@@ -176,7 +176,7 @@ static char *read_file(const char *path, size_t *len) {
 static int exit_code(oxp_status st) {
   switch (st) {
   case OXP_OK: return 0;
-  case OXP_ERR_USAGE: case OXP_ERR_IO: case OXP_ERR_WEIGHTS: return 2;
+  case OXP_ERR_USAGE: case OXP_ERR_IO: return 2;
   default: return 1;
   }
 }
@@ -257,7 +257,12 @@ int main(int argc, char **argv) {
   oxp_safetensors *st = NULL;
   const char *wpath = weights ? weights : default_weights(a, ir);
   if (weights || access(wpath, F_OK) == 0) {
-    if (oxp_st_open(a, wpath, &st, &d)) return report(&d);
+    /* A weights file that cannot be read is unreadable input (2); one
+     * that reads but disagrees with the graph is an export error (1). */
+    if (oxp_st_open(a, wpath, &st, &d)) {
+      report(&d);
+      return 2;
+    }
   }
   oxp_graph *g = NULL;
   oxp_status s = oxp_export_graph(a, ir, text, len, st, &o, &g, &d);
