@@ -1,0 +1,64 @@
+/* lexer.h: tokens of TorchScript IR text, for the parser only.
+ *
+ * The lexer is a small value type: copying it saves a position, so the
+ * parser looks ahead by lexing from a copy instead of keeping a token
+ * queue. Newlines are tokens because the printed IR is line-structured
+ * (a node is one line, its blocks follow on their own lines). */
+#ifndef OXP_LEXER_H
+#define OXP_LEXER_H
+
+#include "oxp.h"
+
+typedef enum {
+  LX_EOF,
+  LX_NEWLINE,
+  LX_VALUE,   /* %name: text is the name without '%' */
+  LX_IDENT,   /* int, Float, aten::add, __torch__.M, block0, inf, ... */
+  LX_NUMBER,  /* 1, -1, 2., 1.5e-05, -inf, -nan */
+  LX_STRING,  /* "..." or '...', text includes the quotes */
+  LX_COMMENT, /* # ... to end of line, text without '#' and blanks */
+  LX_ARROW,   /* -> */
+  LX_PUNCT,   /* one character, in c */
+  LX_BAD      /* a lexical error, explained by err */
+} lx_kind;
+
+typedef struct {
+  lx_kind kind;
+  const char *p; /* token text, not NUL-terminated */
+  size_t n;
+  int c;         /* LX_PUNCT: the character */
+  oxp_loc loc;
+  const char *err;
+} lx_tok;
+
+typedef struct {
+  const char *file;
+  const char *s;
+  size_t len, pos;
+  int line, col;
+} oxp_lexer;
+
+void lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len);
+lx_tok lx_next(oxp_lexer *lx);
+lx_tok lx_peek(const oxp_lexer *lx);
+/* Where the next token starts (after blanks); for raw scans. */
+oxp_loc lx_here(const oxp_lexer *lx);
+
+bool lx_is_punct(lx_tok t, int c);
+/* Is t an identifier (or number) spelled exactly s? */
+bool lx_is_word(lx_tok t, const char *s);
+/* "'foo'", "end of line", ... for messages; buf gets at most n bytes. */
+const char *lx_describe(lx_tok t, char *buf, size_t n);
+
+/* Decodes a LX_STRING token (escapes as the TorchScript printer writes
+ * them) into a NUL-terminated arena string; *n gets its length, which may
+ * include NUL bytes. Returns NULL and sets *err (and *at) when malformed. */
+char *lx_unquote(oxp_arena *a, lx_tok t, size_t *n, const char **err,
+                 oxp_loc *at);
+
+/* Raw text from the current position up to (not including) the next '#',
+ * newline or end, with surrounding blanks trimmed. Used for scope names,
+ * which may contain any character. */
+const char *lx_raw_until_comment(oxp_lexer *lx, size_t *n);
+
+#endif

@@ -1,0 +1,416 @@
+/* parser.c: TorchScript IR text (as str(graph) prints it) to an oxp_graph.
+ *
+ *   graph  := 'graph' '(' [param {',' param}] ')' ':' EOL body
+ *             'return' '(' [use {',' use}] ')' EOL
+ *   param  := %name [':' type]
+ *   body   := {node EOL}
+ *   node   := [param {',' param}] '=' kind ['[' attrs ']'] '(' uses ')'
+ *             [', scope: TEXT'] ['# SOURCE'] EOL {block}
+ *   block  := 'blockN' '(' [param {',' param}] ')' ':' EOL body
+ *             '->' '(' [use {',' use}] ')' EOL
+ *
+ * Indentation is not significant: '->' closes a block and 'blockN' can
+ * only follow a node or another block, so the structure is unambiguous
+ * without it. Names follow the IR's scoping: a block sees the names of
+ * the blocks around it, and its own names end with it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+
+enum { MAX_BLOCK_DEPTH = 128 };
+
+typedef struct scope scope;
+struct scope {
+  oxp_map names; /* name -> def */
+  scope *up;
+};
+
+typedef struct {
+  oxp_value *v;
+  oxp_loc loc;
+} def;
+
+typedef struct {
+  oxp_pctx c;
+  oxp_graph *g;
+  scope *sc;
+} parser;
+
+/* ---- errors ---------------------------------------------------------- */
+
+bool oxp_perr(oxp_pctx *c, const oxp_loc *loc, const char *fmt, ...) {
+  if (c->st) return false;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  c->st = oxp_fail(c->d, OXP_ERR_PARSE, loc, NULL, "%s", msg);
+  return false;
+}
+
+bool oxp_pnomem(oxp_pctx *c, const oxp_loc *loc) {
+  if (!c->st) c->st = oxp_fail(c->d, OXP_ERR_NOMEM, loc, NULL, "out of memory");
+  return false;
+}
+
+bool oxp_punexpected(oxp_pctx *c, lx_tok t, const char *want) {
+  char b[64];
+  if (t.kind == LX_BAD) return oxp_perr(c, &t.loc, "%s", t.err);
+  return oxp_perr(c, &t.loc, "expected %s, found %s", want,
+                  lx_describe(t, b, sizeof b));
+}
+
+bool oxp_pexpect(oxp_pctx *c, int p, const char *what) {
+  lx_tok t = lx_next(&c->lx);
+  if (lx_is_punct(t, p)) return true;
+  char want[96];
+  snprintf(want, sizeof want, "'%c' %s", p, what);
+  return oxp_punexpected(c, t, want);
+}
+
+static bool expect_word(parser *p, const char *w, const char *want) {
+  lx_tok t = lx_next(&p->c.lx);
+  return lx_is_word(t, w) || oxp_punexpected(&p->c, t, want);
+}
+
+/* A line may end in a comment; the printer puts source locations there. */
+static bool expect_eol(parser *p, const char *after) {
+  lx_tok t = lx_next(&p->c.lx);
+  if (t.kind == LX_COMMENT) t = lx_next(&p->c.lx);
+  if (t.kind == LX_NEWLINE || t.kind == LX_EOF) return true;
+  char want[96];
+  snprintf(want, sizeof want, "end of line after %s", after);
+  return oxp_punexpected(&p->c, t, want);
+}
+
+static void skip_newlines(parser *p) {
+  for (;;) {
+    lx_tok t = lx_peek(&p->c.lx);
+    if (t.kind != LX_NEWLINE && t.kind != LX_COMMENT) return;
+    lx_next(&p->c.lx);
+  }
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static def *lookup(parser *p, const char *name) {
+  for (scope *s = p->sc; s; s = s->up) {
+    def *d = oxp_map_get(&s->names, name);
+    if (d) return d;
+  }
+  return NULL;
+}
+
+static bool define(parser *p, oxp_value *v, oxp_loc loc) {
+  def *old = lookup(p, v->name);
+  if (old)
+    return oxp_perr(&p->c, &loc, "value '%%%s' is defined twice (first at "
+                    "line %d)", v->name, old->loc.line);
+  def *d = oxp_alloc(p->c.a, sizeof *d);
+  if (!d || !oxp_map_put(&p->sc->names, v->name, d))
+    return oxp_pnomem(&p->c, &loc);
+  d->v = v;
+  d->loc = loc;
+  return true;
+}
+
+static bool push_scope(parser *p) {
+  scope *s = oxp_alloc(p->c.a, sizeof *s);
+  if (!s) return oxp_pnomem(&p->c, NULL);
+  oxp_map_init(&s->names, p->c.a);
+  s->up = p->sc;
+  p->sc = s;
+  return true;
+}
+
+static char *tok_str(parser *p, lx_tok t) {
+  char *s = oxp_strndup(p->c.a, t.p, t.n);
+  if (!s) oxp_pnomem(&p->c, &t.loc);
+  return s;
+}
+
+/* `%name` that must already be defined. */
+static oxp_value *use(parser *p) {
+  lx_tok t = lx_next(&p->c.lx);
+  if (t.kind != LX_VALUE) {
+    oxp_punexpected(&p->c, t, "a value such as '%x'");
+    return NULL;
+  }
+  char *name = tok_str(p, t);
+  if (!name) return NULL;
+  def *d = lookup(p, name);
+  if (!d) oxp_perr(&p->c, &t.loc, "use of undefined value '%%%s'", name);
+  return d ? d->v : NULL;
+}
+
+/* `(%a, %b)` handing each value to add (node input or block output). */
+static bool uses(parser *p, const char *what, void *into,
+                 bool (*add)(void *, oxp_value *)) {
+  char ctx[96];
+  snprintf(ctx, sizeof ctx, "before %s", what);
+  if (!oxp_pexpect(&p->c, '(', ctx)) return false;
+  if (lx_is_punct(lx_peek(&p->c.lx), ')')) return lx_next(&p->c.lx), true;
+  for (;;) {
+    oxp_value *v = use(p);
+    if (!v) return false;
+    if (!add(into, v)) return oxp_pnomem(&p->c, NULL);
+    lx_tok t = lx_next(&p->c.lx);
+    if (lx_is_punct(t, ')')) return true;
+    if (!lx_is_punct(t, ',')) {
+      snprintf(ctx, sizeof ctx, "',' or ')' in %s", what);
+      return oxp_punexpected(&p->c, t, ctx);
+    }
+  }
+}
+
+static bool add_node_input(void *n, oxp_value *v) {
+  return oxp_node_add_input(n, v);
+}
+static bool add_block_output(void *b, oxp_value *v) {
+  return oxp_block_add_output(b, v);
+}
+
+/* `%name [: type]`; parse_ir leaves the type out, meaning Tensor. */
+static bool param(parser *p, lx_tok *name, oxp_type **ty) {
+  *name = lx_next(&p->c.lx);
+  if (name->kind != LX_VALUE)
+    return oxp_punexpected(&p->c, *name, "a value such as '%x'");
+  if (!lx_is_punct(lx_peek(&p->c.lx), ':')) {
+    *ty = oxp_type_tensor(p->c.a, 0, -1, NULL);
+    return *ty || oxp_pnomem(&p->c, &name->loc);
+  }
+  lx_next(&p->c.lx);
+  *ty = oxp_parse_type(&p->c, 0);
+  return *ty != NULL;
+}
+
+/* Block or graph parameters up to ')', defined in the current scope. */
+static bool params(parser *p, oxp_block *b, bool multiline) {
+  if (multiline) skip_newlines(p);
+  if (lx_is_punct(lx_peek(&p->c.lx), ')')) return lx_next(&p->c.lx), true;
+  for (;;) {
+    lx_tok name;
+    oxp_type *ty;
+    if (!param(p, &name, &ty)) return false;
+    char *s = tok_str(p, name);
+    oxp_value *v = s ? oxp_block_add_input(b, s, ty) : NULL;
+    if (!v) return oxp_pnomem(&p->c, &name.loc);
+    if (!define(p, v, name.loc)) return false;
+    if (multiline) skip_newlines(p);
+    lx_tok t = lx_next(&p->c.lx);
+    if (lx_is_punct(t, ')')) return true;
+    if (!lx_is_punct(t, ','))
+      return oxp_punexpected(&p->c, t, multiline ? "',' or ')' after a graph input"
+                                            : "',' or ')' after a block "
+                                              "parameter");
+    if (multiline) skip_newlines(p);
+  }
+}
+
+/* ---- nodes and blocks --------------------------------------------------- */
+
+static bool body(parser *p, oxp_block *b, int depth);
+
+static bool block(parser *p, oxp_node *n, int depth) {
+  lx_next(&p->c.lx); /* blockN */
+  oxp_block *b = oxp_node_add_block(n);
+  if (!b) return oxp_pnomem(&p->c, NULL);
+  scope *outer = p->sc;
+  if (!push_scope(p) ||
+      !oxp_pexpect(&p->c, '(', "after the block name") ||
+      !params(p, b, false) ||
+      !oxp_pexpect(&p->c, ':', "after the block parameters") ||
+      !expect_eol(p, "the block header") || !body(p, b, depth))
+    return false;
+  lx_next(&p->c.lx); /* -> */
+  if (!uses(p, "the block outputs", b, add_block_output) ||
+      !expect_eol(p, "the block outputs"))
+    return false;
+  p->sc = outer;
+  return true;
+}
+
+static bool is_block_header(lx_tok t) {
+  if (t.kind != LX_IDENT || t.n < 6 || memcmp(t.p, "block", 5) != 0)
+    return false;
+  for (size_t i = 5; i < t.n; i++)
+    if (t.p[i] < '0' || t.p[i] > '9') return false;
+  return true;
+}
+
+/* "aten::add.Tensor" -> kind "aten::add", overload "Tensor". */
+static bool op_kind(parser *p, oxp_node *n, lx_tok t) {
+  const char *sep = NULL;
+  for (size_t i = 0; i + 1 < t.n; i++)
+    if (t.p[i] == ':' && t.p[i + 1] == ':') sep = t.p + i;
+  if (!sep) return oxp_punexpected(&p->c, t, "an operator such as 'aten::add'");
+  const char *dot = memchr(sep, '.', (size_t)(t.p + t.n - sep));
+  size_t klen = dot ? (size_t)(dot - t.p) : t.n;
+  n->kind = oxp_strndup(p->c.a, t.p, klen);
+  if (dot) n->overload = oxp_strndup(p->c.a, dot + 1, t.n - klen - 1);
+  return (n->kind && (!dot || n->overload)) || oxp_pnomem(&p->c, &t.loc);
+}
+
+/* `^Name[attrs](scalar args)(inputs)`: an autograd Function the tracer
+ * recorded. The scalar arguments are Python objects; their text is kept. */
+static bool python_op(parser *p, oxp_node *n, const oxp_type *decl) {
+  lx_tok name = lx_next(&p->c.lx);
+  if (name.kind != LX_IDENT)
+    return oxp_punexpected(&p->c, name, "a Python function name after '^'");
+  n->kind = "prim::PythonOp";
+  char *s = tok_str(p, name);
+  if (!s) return false;
+  oxp_attr_set_s(n, "pyname", s);
+  if (lx_is_punct(lx_peek(&p->c.lx), '[') && !oxp_parse_attrs(&p->c, n, decl))
+    return false;
+  lx_tok open = lx_next(&p->c.lx), last = open;
+  if (!lx_is_punct(open, '('))
+    return oxp_punexpected(&p->c, open, "'(' before the Python op's arguments");
+  for (int depth = 1; depth > 0;) {
+    last = lx_next(&p->c.lx);
+    if (last.kind == LX_NEWLINE || last.kind == LX_EOF || last.kind == LX_BAD)
+      return oxp_punexpected(&p->c, last, "')' after the Python op's arguments");
+    depth += lx_is_punct(last, '(') - lx_is_punct(last, ')');
+  }
+  char *args = oxp_strndup(p->c.a, open.p + 1, (size_t)(last.p - open.p - 1));
+  if (!args) return oxp_pnomem(&p->c, &open.loc);
+  oxp_attr_set_s(n, "scalar_args", args);
+  return true;
+}
+
+/* The part of a node line after its outputs: kind, attributes, inputs,
+ * scope and source comment. */
+static bool node_rest(parser *p, oxp_node *n, const oxp_type *decl) {
+  lx_tok t = lx_next(&p->c.lx);
+  if (lx_is_punct(t, '^')) {
+    if (!python_op(p, n, decl)) return false;
+  } else if (t.kind != LX_IDENT) {
+    return oxp_punexpected(&p->c, t, "an operator such as 'aten::add'");
+  } else if (!op_kind(p, n, t) ||
+             (lx_is_punct(lx_peek(&p->c.lx), '[') &&
+              !oxp_parse_attrs(&p->c, n, decl))) {
+    return false;
+  }
+  if (!uses(p, "the node's inputs", n, add_node_input)) return false;
+  if (lx_is_punct(lx_peek(&p->c.lx), ',')) {
+    lx_next(&p->c.lx);
+    size_t len;
+    if (!expect_word(p, "scope", "'scope:' after ','") ||
+        !oxp_pexpect(&p->c, ':', "after 'scope'"))
+      return false;
+    const char *s = lx_raw_until_comment(&p->c.lx, &len);
+    if (!(n->scope = oxp_strndup(p->c.a, s, len)))
+      return oxp_pnomem(&p->c, NULL);
+  }
+  t = lx_peek(&p->c.lx);
+  if (t.kind == LX_COMMENT) {
+    lx_next(&p->c.lx);
+    if (!(n->source = oxp_strndup(p->c.a, t.p, t.n)))
+      return oxp_pnomem(&p->c, &t.loc);
+  }
+  return expect_eol(p, "the node");
+}
+
+typedef struct {
+  lx_tok name;
+  oxp_type *type;
+} out_decl;
+
+/* `%a : T, %b : T =` or a bare `=`; returns the count, -1 on error. */
+static int node_outputs(parser *p, out_decl **outs) {
+  int n = 0, cap = 0;
+  *outs = NULL;
+  if (lx_peek(&p->c.lx).kind == LX_VALUE) {
+    for (;;) {
+      if (n == cap) {
+        int nc = cap ? cap * 2 : 4;
+        out_decl *o = oxp_realloc(p->c.a, *outs, sizeof *o * (size_t)cap,
+                                  sizeof *o * (size_t)nc);
+        if (!o) return oxp_pnomem(&p->c, NULL), -1;
+        *outs = o;
+        cap = nc;
+      }
+      if (!param(p, &(*outs)[n].name, &(*outs)[n].type)) return -1;
+      n++;
+      if (!lx_is_punct(lx_peek(&p->c.lx), ',')) break;
+      lx_next(&p->c.lx);
+    }
+  }
+  if (!oxp_pexpect(&p->c, '=', n ? "after the node's outputs"
+                                 : "or a value to start a node"))
+    return -1;
+  return n;
+}
+
+static bool node(parser *p, oxp_block *b, int depth) {
+  oxp_loc at = lx_here(&p->c.lx);
+  out_decl *outs;
+  int nout = node_outputs(p, &outs);
+  if (nout < 0) return false;
+  if (nout == 0) at = lx_here(&p->c.lx);
+  oxp_node *n = oxp_node_new(p->g, "", nout);
+  if (!n) return oxp_pnomem(&p->c, &at);
+  n->loc = at;
+  for (int i = 0; i < nout; i++) {
+    n->outputs[i]->type = outs[i].type;
+    if (!(n->outputs[i]->name = tok_str(p, outs[i].name))) return false;
+  }
+  if (!node_rest(p, n, nout ? outs[0].type : NULL)) return false;
+  oxp_block_append(b, n);
+  while (is_block_header(lx_peek(&p->c.lx)))
+    if (!block(p, n, depth + 1)) return false;
+  /* Defined after the blocks: they cannot see the node's own outputs. */
+  for (int i = 0; i < nout; i++)
+    if (!define(p, n->outputs[i], outs[i].name.loc)) return false;
+  return true;
+}
+
+/* Nodes up to 'return' (top block) or '->' (nested blocks). */
+static bool body(parser *p, oxp_block *b, int depth) {
+  if (depth > MAX_BLOCK_DEPTH) {
+    oxp_loc at = lx_here(&p->c.lx);
+    return oxp_perr(&p->c, &at, "blocks nested deeper than %d",
+                    MAX_BLOCK_DEPTH);
+  }
+  for (;;) {
+    skip_newlines(p);
+    lx_tok t = lx_peek(&p->c.lx);
+    if (depth == 0 && lx_is_word(t, "return")) return true;
+    if (depth > 0 && t.kind == LX_ARROW) return true;
+    if (t.kind == LX_EOF)
+      return oxp_perr(&p->c, &t.loc, "expected %s before end of input",
+                      depth ? "'-> (...)' to end the block" : "'return'");
+    if (!node(p, b, depth)) return false;
+  }
+}
+
+static bool graph(parser *p) {
+  skip_newlines(p);
+  if (!expect_word(p, "graph", "'graph' at the start of the IR") ||
+      !oxp_pexpect(&p->c, '(', "after 'graph'") ||
+      !params(p, p->g->top, true) ||
+      !oxp_pexpect(&p->c, ':', "after the graph inputs") ||
+      !expect_eol(p, "the graph header") || !body(p, p->g->top, 0))
+    return false;
+  lx_next(&p->c.lx); /* return */
+  if (!uses(p, "the returned values", p->g->top, add_block_output) ||
+      !expect_eol(p, "the return"))
+    return false;
+  skip_newlines(p);
+  lx_tok t = lx_next(&p->c.lx);
+  return t.kind == LX_EOF || oxp_punexpected(&p->c, t, "end of input after return");
+}
+
+oxp_status oxp_parse_ir(oxp_arena *a, const char *file, const char *text,
+                        size_t len, oxp_graph **out, oxp_diag *d) {
+  *out = NULL;
+  parser p = {{.a = a, .d = d}, NULL, NULL};
+  lx_init(&p.c.lx, file, text ? text : "", text ? len : 0);
+  if (!(p.g = oxp_graph_new(a, file)) || !push_scope(&p))
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  if (!graph(&p)) return p.c.st ? p.c.st : OXP_ERR_INTERNAL;
+  *out = p.g;
+  return OXP_OK;
+}
