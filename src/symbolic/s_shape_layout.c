@@ -1,0 +1,180 @@
+/* s_shape_layout.c: ops that copy elements into a new layout: repeat,
+ * tile, repeat_interleave, flip, roll, narrow, unfold, diagonal,
+ * tril/triu, meshgrid. */
+#include <limits.h>
+
+#include "s_shape_util.h"
+
+/* x with ones prepended to rank r (Unsqueeze at the leading axes). */
+static oxp_value *lift_rank(oxp_sctx *c, oxp_value *x, int r) {
+  int xr = oxp_sym_rank(x);
+  if (xr < 0 || xr >= r) return x;
+  int64_t axes[OXP_SX_MAXRANK];
+  for (int i = 0; i < r - xr; i++) axes[i] = i;
+  return oxp_sym_unsqueeze(c, x, axes, r - xr);
+}
+
+/* repeat(x, reps): Tile, after lifting x to len(reps) dims. */
+oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t *reps;
+  int k;
+  if (!x) return oxp_sym_status(c);
+  bool tile = oxp_kind_is(n, "aten::tile");
+  if (!oxp_sym_ints(c, n, 1, &reps, &k)) {
+    if (tile) return oxp_sym_unsupported(c, "tile with runtime repeats");
+    oxp_value *rv = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
+    int64_t len = oxp_sx_dim(rv, 0);
+    if (len < 0) return oxp_sym_unsupported(c, "repeat with repeats of unknown length");
+    return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", lift_rank(c, x, (int)len), rv));
+  }
+  int r = oxp_sym_rank(x);
+  if (r < 0) return oxp_sym_unsupported(c, "repeat of a tensor of unknown rank");
+  if (r > OXP_SX_MAXRANK || k > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "repeat beyond 16 dims");
+  int64_t full[OXP_SX_MAXRANK];
+  int m = k;
+  if (tile && k < r) {
+    /* tile pads the repeats with leading ones. */
+    for (int i = 0; i < r - k; i++) full[i] = 1;
+    for (int i = 0; i < k; i++) full[r - k + i] = reps[i];
+    m = r;
+  } else {
+    for (int i = 0; i < k; i++) full[i] = reps[i];
+  }
+  x = lift_rank(c, x, m);
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", x, oxp_sym_const_i64s(c, full, m)));
+}
+
+/* Reshape to x's shape with dim `axis` replaced by -1 (one -1 only). */
+static oxp_value *merge_dim(oxp_sctx *c, oxp_value *y, oxp_value *x, int axis) {
+  int r = oxp_sym_rank(x);
+  oxp_value *parts[3];
+  int np = 0;
+  oxp_value *sh = oxp_sx_shape(c, x);
+  static const int64_t zero = 0;
+  int64_t a = axis, b = axis + 1, big = INT64_MAX, m1 = -1;
+  if (axis > 0) parts[np++] = oxp_sym_slice(c, sh, &zero, &zero, &a, NULL, 1);
+  parts[np++] = oxp_sym_const_i64s(c, &m1, 1);
+  if (axis < r - 1) parts[np++] = oxp_sym_slice(c, sh, &zero, &b, &big, NULL, 1);
+  return oxp_sym_op2(c, "Reshape", y, oxp_sx_concat(c, parts, np, 0));
+}
+
+/* repeat_interleave(x, repeats, dim, output_size). An int repeats r: each
+ * element repeated r times along dim = unsqueeze, tile the new axis,
+ * merge. A 1-D repeats tensor: Gather with, for each output position j,
+ * the count of cumulative repeats <= j (CumSum needs opset 11), or a
+ * constant index when repeats is a constant. dim None flattens first. */
+oxp_status oxp_s_repeat_interleave(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x) return oxp_sym_status(c);
+  int64_t dim = 0;
+  if (oxp_sym_is_none(n, 2)) {
+    static const int64_t m1 = -1;
+    x = oxp_sx_reshape(c, x, &m1, 1);
+    oxp_sym_set_type(c, x, oxp_sym_dtype(oxp_sym_in(c, n, 0)), 1, NULL);
+  } else if (!oxp_sx_axis_arg(c, n, 2, oxp_sym_rank(x), &dim)) {
+    return oxp_sym_status(c);
+  }
+  int r = oxp_sym_rank(x);
+  if (r < 0 || r >= OXP_SX_MAXRANK)
+    return oxp_sym_unsupported(c, "repeat_interleave of a tensor of unknown rank");
+  int64_t rep;
+  const oxp_type *rt = oxp_sym_in_type(n, 1);
+  bool scalar = oxp_sym_int(n, 1, &rep) &&
+                (!rt || rt->kind != OXP_T_TENSOR || rt->rank <= 0 ||
+                 (rt->rank == 1 && rt->dims[0] == 1));
+  if (scalar) {
+    int64_t ax = dim + 1;
+    oxp_value *u = oxp_sym_unsqueeze(c, x, &ax, 1);
+    int64_t reps[OXP_SX_MAXRANK + 1];
+    for (int i = 0; i <= r; i++) reps[i] = i == ax ? rep : 1;
+    oxp_value *t = oxp_sym_op2(c, "Tile", u, oxp_sym_const_i64s(c, reps, r + 1));
+    return oxp_sym_set_out(c, n, 0, merge_dim(c, t, x, (int)dim));
+  }
+  int64_t *rv;
+  int k;
+  if (oxp_sym_ints(c, n, 1, &rv, &k)) {
+    int64_t total = 0;
+    for (int i = 0; i < k; i++) total += rv[i];
+    int64_t *idx = oxp_alloc(oxp_sym_arena(c), sizeof *idx * (size_t)(total + 1));
+    if (!idx) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    for (int i = 0, j = 0; i < k; i++)
+      for (int64_t m = 0; m < rv[i]; m++) idx[j++] = i;
+    return oxp_sym_set_out(c, n, 0, oxp_sx_gather(c, x, oxp_sym_const_i64s(c, idx, (int)total), dim));
+  }
+  if (oxp_sym_opset(c) < 11)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "aten::repeat_interleave with runtime repeats is not "
+                        "supported at opset %d (supported from opset 11)",
+                        oxp_sym_opset(c));
+  oxp_value *reps = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
+  static const int64_t m1 = -1, one = 1;
+  reps = oxp_sx_reshape(c, reps, &m1, 1);
+  /* Broadcast a one-element repeats to the size of dim. */
+  reps = oxp_sym_op2(c, "Expand", reps, oxp_sym_unsqueeze(c, oxp_sym_size(c, x, dim), (int64_t[]){0}, 1));
+  oxp_value *cum = oxp_sym_op2(c, "CumSum", reps, oxp_sym_const_i64(c, 0));
+  oxp_value *total = oxp_sym_reduce(c, "ReduceSum", reps, NULL, 0, false);
+  oxp_value *j = oxp_sym_op3(c, "Range", oxp_sym_const_i64(c, 0), total, oxp_sym_const_i64(c, 1));
+  oxp_value *jc = oxp_sym_unsqueeze(c, j, &one, 1);                /* [T, 1] */
+  /* cum <= j, as Not(Greater): LessOrEqual only exists from 12. */
+  oxp_value *le = oxp_sym_cast(c, oxp_sym_op1(c, "Not", oxp_sym_op2(c, "Greater", cum, jc)),
+                               OXP_DT_INT64);
+  oxp_value *idx = oxp_sym_reduce(c, "ReduceSum", le, &one, 1, false);
+  return oxp_sym_set_out(c, n, 0, oxp_sx_gather(c, x, idx, dim));
+}
+
+/* flip(x, dims): Slice each dim backwards (negative steps need 10). */
+oxp_status oxp_s_flip(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t *dims;
+  int k;
+  if (!x || !oxp_sym_need_ints(c, n, 1, &dims, &k)) return oxp_sym_status(c);
+  int r = oxp_sym_rank(x);
+  if (!k) return oxp_sym_set_out(c, n, 0, x);
+  if (k > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "flip of more than 16 dims");
+  int64_t axes[OXP_SX_MAXRANK], st[OXP_SX_MAXRANK], en[OXP_SX_MAXRANK], sp[OXP_SX_MAXRANK];
+  for (int i = 0; i < k; i++) {
+    if (!oxp_sym_axis(dims[i], r, &axes[i]))
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "flip: dim out of range");
+    st[i] = -1;
+    en[i] = INT64_MIN;
+    sp[i] = -1;
+  }
+  return oxp_sym_set_out(c, n, 0, oxp_sym_slice(c, x, axes, st, en, sp, k));
+}
+
+/* roll(x, shifts, dims): per dim, the last s elements then the rest. With
+ * a static dim s is reduced mod its size; dims empty rolls the flat x. */
+oxp_status oxp_s_roll(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t *sh, *dims;
+  int ks, kd;
+  if (!x || !oxp_sym_need_ints(c, n, 1, &sh, &ks) || !oxp_sym_need_ints(c, n, 2, &dims, &kd))
+    return oxp_sym_status(c);
+  oxp_value *orig = x;
+  static const int64_t flat = -1, zero = 0;
+  if (kd == 0) {
+    x = oxp_sx_reshape(c, x, &flat, 1);
+    oxp_sym_set_type(c, x, oxp_sym_dtype(orig), 1, NULL);
+    dims = (int64_t *)&zero;
+    kd = 1;
+  }
+  if (ks != kd) return oxp_sym_fail(c, OXP_ERR_GRAPH, "roll: shifts and dims differ in length");
+  int r = oxp_sym_rank(x);
+  for (int i = 0; i < kd; i++) {
+    int64_t ax;
+    if (!oxp_sym_axis(dims[i], r, &ax)) return oxp_sym_fail(c, OXP_ERR_GRAPH, "roll: dim out of range");
+    int64_t s = sh[i], size = oxp_sx_dim(x, (int)ax);
+    if (size > 0) s = ((s % size) + size) % size;
+    if (s == 0) continue;
+    int64_t a0 = -s, a1 = INT64_MAX, b0 = 0, b1 = -s;
+    oxp_value *parts[2] = {oxp_sym_slice(c, x, &ax, &a0, &a1, NULL, 1),
+                           oxp_sym_slice(c, x, &ax, &b0, &b1, NULL, 1)};
+    oxp_value *y = oxp_sx_concat(c, parts, 2, ax);
+    oxp_sym_set_type(c, y, oxp_sym_dtype(x), r, x->type ? x->type->dims : NULL);
+    x = y;
+  }
+  if (x != orig && oxp_sym_rank(orig) != 1 && kd == 1 && dims == &zero)
+    x = oxp_sym_op2(c, "Reshape", x, oxp_sx_shape(c, orig));
+  return oxp_sym_set_out(c, n, 0, x);
+}

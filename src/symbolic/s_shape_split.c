@@ -1,0 +1,129 @@
+/* s_shape_split.c: ops returning a Tensor[] of pieces: split,
+ * split_with_sizes (and unsafe_ forms), tensor_split, chunk, unbind.
+ * The list is bound as a pack, which prim::ListUnpack then reads. */
+#include <limits.h>
+
+#include "s_shape_util.h"
+
+/* Pieces of x along axis with the given sizes: Split when every size is
+ * known, else Slices (the last piece open-ended). */
+static oxp_status emit_pieces(oxp_sctx *c, oxp_node *n, oxp_value *x,
+                              int64_t axis, const int64_t *sizes, int k,
+                              bool last_open) {
+  if (k <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: no pieces", n->kind);
+  oxp_value **outs = oxp_alloc(oxp_sym_arena(c), sizeof *outs * (size_t)(k + 1));
+  if (!outs) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  if (!last_open) {
+    if (!oxp_sx_split(c, x, axis, sizes, k, outs)) return oxp_sym_status(c);
+  } else {
+    int64_t at = 0;
+    for (int i = 0; i < k; i++) {
+      int64_t end = i == k - 1 ? INT64_MAX : at + sizes[i];
+      outs[i] = oxp_sym_slice(c, x, &axis, &at, &end, NULL, 1);
+      at = end;
+    }
+  }
+  int r = oxp_sym_rank(x);
+  for (int i = 0; i < k && r >= 0 && r <= OXP_SX_MAXRANK; i++) {
+    int64_t d[OXP_SX_MAXRANK];
+    for (int j = 0; j < r; j++) d[j] = x->type->dims[j];
+    d[axis] = last_open && i == k - 1 ? -1 : sizes[i];
+    oxp_sym_set_type(c, outs[i], oxp_sym_dtype(x), r, d);
+  }
+  return oxp_sx_set_list(c, n, 0, outs, k);
+}
+
+/* Even pieces of size s (the last shorter) of a dim of size d, or of
+ * unknown size when d < 0 and the piece count comes from the unpack. */
+static oxp_status even_split(oxp_sctx *c, oxp_node *n, oxp_value *x,
+                             int64_t axis, int64_t s) {
+  int64_t d = oxp_sx_dim(x, (int)axis);
+  int k;
+  if (s <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: split size must be positive", n->kind);
+  if (d >= 0) k = d == 0 ? 1 : (int)((d + s - 1) / s);
+  else if ((k = oxp_sx_list_len(n, 0)) < 0)
+    return oxp_sym_unsupported(c, "splitting a dim of unknown size into a list of unknown length");
+  int64_t *sizes = oxp_alloc(oxp_sym_arena(c), sizeof *sizes * (size_t)(k + 1));
+  if (!sizes) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < k; i++) sizes[i] = d >= 0 && i == k - 1 ? d - s * i : s;
+  return emit_pieces(c, n, x, axis, sizes, k, d < 0);
+}
+
+/* split(x, split_size_or_sizes, dim) and split_with_sizes(x, sizes, dim). */
+oxp_status oxp_s_split(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t axis = 0, *sizes;
+  int k;
+  if (!x) return oxp_sym_status(c);
+  if (n->ninputs > 2 && !oxp_sx_axis_arg(c, n, 2, oxp_sym_rank(x), &axis)) return oxp_sym_status(c);
+  const oxp_type *t = oxp_sym_in_type(n, 1);
+  int64_t s;
+  if (t && t->kind == OXP_T_INT) {
+    if (!oxp_sym_need_int(c, n, 1, &s)) return oxp_sym_status(c);
+    return even_split(c, n, x, axis, s);
+  }
+  if (!oxp_sym_need_ints(c, n, 1, &sizes, &k)) return oxp_sym_status(c);
+  return emit_pieces(c, n, x, axis, sizes, k, false);
+}
+
+/* chunk(x, chunks, dim): pieces of ceil(d / chunks). */
+oxp_status oxp_s_chunk(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t chunks, axis;
+  if (!x || !oxp_sym_need_int(c, n, 1, &chunks) ||
+      !oxp_sx_axis_arg(c, n, 2, oxp_sym_rank(x), &axis))
+    return oxp_sym_status(c);
+  int64_t d = oxp_sx_dim(x, (int)axis);
+  if (d < 0) return oxp_sym_unsupported(c, "chunk of a dim of unknown size");
+  if (chunks <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "chunk: chunks must be positive");
+  return even_split(c, n, x, axis, d == 0 ? 1 : (d + chunks - 1) / chunks);
+}
+
+/* tensor_split(x, sections | indices, dim): sections n gives d % n pieces
+ * of d / n + 1 then the rest of d / n; indices are cut points. */
+oxp_status oxp_s_tensor_split(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t axis, *v;
+  int k;
+  if (!x || !oxp_sx_axis_arg(c, n, 2, oxp_sym_rank(x), &axis)) return oxp_sym_status(c);
+  const oxp_type *t = oxp_sym_in_type(n, 1);
+  int64_t d = oxp_sx_dim(x, (int)axis);
+  if (t && t->kind == OXP_T_INT) {
+    int64_t sec;
+    if (!oxp_sym_need_int(c, n, 1, &sec)) return oxp_sym_status(c);
+    if (d < 0) return oxp_sym_unsupported(c, "tensor_split into sections of a dim of unknown size");
+    if (sec <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "tensor_split: sections must be positive");
+    int64_t *sizes = oxp_alloc(oxp_sym_arena(c), sizeof *sizes * (size_t)(sec + 1));
+    if (!sizes) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < sec; i++) sizes[i] = d / sec + (i < d % sec);
+    return emit_pieces(c, n, x, axis, sizes, (int)sec, false);
+  }
+  if (!oxp_sym_ints(c, n, 1, &v, &k))
+    return oxp_sym_unsupported(c, "tensor_split with runtime indices");
+  /* Cut points, clamped into [0, d] as Python slicing does. */
+  oxp_value **outs = oxp_alloc(oxp_sym_arena(c), sizeof *outs * (size_t)(k + 2));
+  if (!outs) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  int64_t prev = 0;
+  for (int i = 0; i <= k; i++) {
+    int64_t end = i < k ? v[i] : INT64_MAX;
+    if (end < prev && i < k) end = prev;
+    outs[i] = oxp_sym_slice(c, x, &axis, &prev, &end, NULL, 1);
+    prev = end;
+  }
+  return oxp_sx_set_list(c, n, 0, outs, k + 1);
+}
+
+/* unbind(x, dim): one Gather per index (drops the dim). */
+oxp_status oxp_s_unbind(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t axis = 0;
+  if (!x) return oxp_sym_status(c);
+  if (n->ninputs > 1 && !oxp_sx_axis_arg(c, n, 1, oxp_sym_rank(x), &axis)) return oxp_sym_status(c);
+  int64_t d = oxp_sx_dim(x, (int)axis);
+  if (d < 0 && (d = oxp_sx_list_len(n, 0)) < 0)
+    return oxp_sym_unsupported(c, "unbind of a dim of unknown size into a list of unknown length");
+  oxp_value **outs = oxp_alloc(oxp_sym_arena(c), sizeof *outs * (size_t)(d + 1));
+  if (!outs) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < d; i++) outs[i] = oxp_sx_gather(c, x, oxp_sym_const_i64(c, i), axis);
+  return oxp_sx_set_list(c, n, 0, outs, (int)d);
+}

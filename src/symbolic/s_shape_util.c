@@ -1,0 +1,216 @@
+/* s_shape_util.c: small emitters shared by the shape, index, create, sort
+ * and linalg families (see s_shape_util.h). */
+#include <string.h>
+
+#include "lower_ctx.h"
+#include "s_shape_util.h"
+
+bool oxp_sx_dims(const oxp_value *v, int64_t *dims, int *r) {
+  int k = oxp_sym_rank(v);
+  if (k < 0 || k > OXP_SX_MAXRANK) return false;
+  for (int i = 0; i < k; i++) {
+    if (v->type->dims[i] < 0) return false;
+    dims[i] = v->type->dims[i];
+  }
+  *r = k;
+  return true;
+}
+
+int64_t oxp_sx_dim(const oxp_value *v, int axis) {
+  int k = oxp_sym_rank(v);
+  if (axis < 0) axis += k;
+  return k >= 0 && axis >= 0 && axis < k ? v->type->dims[axis] : -1;
+}
+
+oxp_value *oxp_sx_transpose(oxp_sctx *c, oxp_value *x, const int64_t *perm,
+                            int r) {
+  oxp_node *t = x ? oxp_sym_op(c, "Transpose", &x, 1, 1) : NULL;
+  if (!t) return NULL;
+  oxp_attr_set_ints(t, "perm", perm, r);
+  int xr = oxp_sym_rank(x);
+  if (xr == r && x->type->dtype) {
+    int64_t d[OXP_SX_MAXRANK];
+    for (int i = 0; i < r && r <= OXP_SX_MAXRANK; i++) d[i] = x->type->dims[perm[i]];
+    if (r <= OXP_SX_MAXRANK) oxp_sym_set_type(c, t->outputs[0], x->type->dtype, r, d);
+  }
+  return t->outputs[0];
+}
+
+oxp_value *oxp_sx_concat(oxp_sctx *c, oxp_value *const *vals, int n,
+                         int64_t axis) {
+  for (int i = 0; i < n; i++)
+    if (!vals[i]) return NULL;
+  if (n == 1) return vals[0];
+  oxp_node *k = oxp_sym_op(c, "Concat", vals, n, 1);
+  if (!k) return NULL;
+  oxp_attr_set_i(k, "axis", axis);
+  return k->outputs[0];
+}
+
+oxp_value *oxp_sx_gather(oxp_sctx *c, oxp_value *x, oxp_value *idx,
+                         int64_t axis) {
+  oxp_node *g = x && idx ? oxp_sym_op(c, "Gather", (oxp_value *[]){x, idx}, 2, 1)
+                         : NULL;
+  if (!g) return NULL;
+  oxp_attr_set_i(g, "axis", axis);
+  return g->outputs[0];
+}
+
+oxp_value *oxp_sx_shape(oxp_sctx *c, oxp_value *x) {
+  oxp_value *s = oxp_sym_op1(c, "Shape", x);
+  int64_t r = oxp_sym_rank(x);
+  oxp_sym_set_type(c, s, OXP_DT_INT64, 1, r >= 0 ? &r : NULL);
+  return s;
+}
+
+oxp_value *oxp_sx_reshape(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                          int r) {
+  return oxp_sym_op2(c, "Reshape", x, oxp_sym_const_i64s(c, dims, r));
+}
+
+oxp_value *oxp_sx_slice_dyn(oxp_sctx *c, oxp_value *x, oxp_value *start,
+                            oxp_value *end, int64_t axis, int64_t step) {
+  oxp_value *in[5] = {x, start, end, oxp_sym_const_i64s(c, &axis, 1),
+                      oxp_sym_const_i64s(c, &step, 1)};
+  for (int i = 0; i < 5; i++)
+    if (!in[i]) return NULL;
+  oxp_node *s = oxp_sym_op(c, "Slice", in, 5, 1);
+  return s ? s->outputs[0] : NULL;
+}
+
+bool oxp_sx_split(oxp_sctx *c, oxp_value *x, int64_t axis,
+                  const int64_t *sizes, int k, oxp_value **outs) {
+  if (!x) return false;
+  if (k == 1) {
+    outs[0] = x;
+    return true;
+  }
+  oxp_node *s;
+  if (oxp_sym_opset(c) >= 13) {
+    oxp_value *in[2] = {x, oxp_sym_const_i64s(c, sizes, k)};
+    s = in[1] ? oxp_sym_op(c, "Split", in, 2, k) : NULL;
+  } else {
+    s = oxp_sym_op(c, "Split", &x, 1, k);
+    if (s) oxp_attr_set_ints(s, "split", sizes, k);
+  }
+  if (!s) return false;
+  oxp_attr_set_i(s, "axis", axis);
+  for (int i = 0; i < k; i++) outs[i] = s->outputs[i];
+  return true;
+}
+
+/* Writes v as the single element of t (float, double, ints, bool). */
+static void put_scalar(oxp_tensor *t, double v) {
+  void *p = (void *)t->data;
+  switch (t->dtype) {
+  case OXP_DT_FLOAT: { float f = (float)v; memcpy(p, &f, 4); break; }
+  case OXP_DT_DOUBLE: memcpy(p, &v, 8); break;
+  case OXP_DT_BOOL: { uint8_t b = v != 0; memcpy(p, &b, 1); break; }
+  default: {
+    int64_t i = (int64_t)v;
+    memcpy(p, &i, oxp_dtype_size(t->dtype)); /* little-endian truncation */
+  }
+  }
+}
+
+oxp_value *oxp_sx_fill(oxp_sctx *c, oxp_value *shape, double value,
+                       int dtype) {
+  oxp_node *k = shape ? oxp_sym_op(c, "ConstantOfShape", &shape, 1, 1) : NULL;
+  if (!k) return NULL;
+  /* Half types go through float: the converter for them lives in
+   * sym_read.c, and a Cast is exact for the values used here. */
+  bool half = dtype == OXP_DT_FLOAT16 || dtype == OXP_DT_BFLOAT16;
+  oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), half ? OXP_DT_FLOAT : dtype,
+                                   1, (int64_t[]){1});
+  if (!t) return NULL;
+  put_scalar(t, value);
+  oxp_attr_set_t(k, "value", t);
+  int64_t r = oxp_sx_dim(shape, 0);
+  oxp_sym_set_type(c, k->outputs[0], t->dtype, (int)r, NULL);
+  return half ? oxp_sym_cast(c, k->outputs[0], dtype) : k->outputs[0];
+}
+
+oxp_status oxp_sx_set_list(oxp_sctx *c, oxp_node *n, int i, oxp_value **vals,
+                           int cnt) {
+  for (int k = 0; k < cnt; k++)
+    if (!vals[k]) return oxp_sym_status(c);
+  oxp_pack *p = oxp_alloc(oxp_sym_arena(c), sizeof *p);
+  if (!p) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  p->vals = vals;
+  p->n = cnt;
+  oxp_lower_bind_pack(c, n->outputs[i], p);
+  return OXP_OK;
+}
+
+int oxp_sx_list_len(oxp_node *n, int i) {
+  oxp_value *o = i < n->noutputs ? n->outputs[i] : NULL;
+  for (int k = 0; o && k < o->nuses; k++)
+    if (oxp_kind_is(o->uses[k].node, "prim::ListUnpack"))
+      return o->uses[k].node->noutputs;
+  return -1;
+}
+
+int oxp_sx_dtype_arg(oxp_node *n, int i, int fallback) {
+  int64_t st;
+  if (oxp_sym_is_none(n, i) || !oxp_sym_int(n, i, &st)) return fallback;
+  int dt = oxp_dtype_from_scalar_type(st);
+  return dt ? dt : fallback;
+}
+
+bool oxp_sx_axis_arg(oxp_sctx *c, oxp_node *n, int i, int r, int64_t *axis) {
+  int64_t a;
+  if (!oxp_sym_need_int(c, n, i, &a)) return false;
+  if (!oxp_sym_axis(a, r, axis)) {
+    oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: dim %lld out of range for rank %d",
+                 n->kind, (long long)a, r);
+    return false;
+  }
+  return true;
+}
+
+bool oxp_sx_is_inplace(const oxp_node *n) {
+  size_t l = strlen(n->kind);
+  return l > 1 && n->kind[l - 1] == '_' && n->kind[l - 2] != '_';
+}
+
+/* Ops whose output shares storage with input 0. */
+static bool is_view(const oxp_node *p) {
+  static const char *const views[] = {
+      "aten::slice", "aten::select", "aten::view", "aten::reshape",
+      "aten::narrow", "aten::transpose", "aten::permute", "aten::expand",
+      "aten::unsqueeze", "aten::squeeze", "aten::diagonal", "aten::t",
+      "aten::detach", "aten::alias", "aten::as_strided", "aten::unfold",
+      "aten::flatten", "aten::expand_as", "aten::view_as", "aten::numpy_T",
+      "aten::movedim", "aten::reshape_as", "aten::contiguous",
+      "prim::ListUnpack"};
+  for (size_t i = 0; i < sizeof views / sizeof *views; i++)
+    if (oxp_kind_is(p, views[i])) return true;
+  return false;
+}
+
+oxp_status oxp_sx_set_inplace(oxp_sctx *c, oxp_node *n, oxp_value *v) {
+  if (!v) return oxp_sym_status(c);
+  oxp_value *s = n->inputs[0];
+  oxp_value *old = oxp_lower_lookup(c, s);
+  for (;;) {
+    oxp_node *p = s->producer;
+    if (!p || !is_view(p) || p->ninputs == 0) break;
+    /* A view lowered to its base's very value is the base: mutate both.
+     * A real view would need the write to reach the base. */
+    oxp_value *base = p->inputs[0];
+    if (!old || oxp_lower_lookup(c, base) != old)
+      return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                          "%s: writing in place into a view (%s) of another "
+                          "tensor is not supported", n->kind, p->kind);
+    oxp_lower_bind(c, s, v);
+    s = base;
+  }
+  oxp_status st = oxp_sym_set_out(c, n, 0, v);
+  oxp_lower_bind(c, s, v);
+  oxp_lower_bind(c, n->inputs[0], v);
+  return st;
+}
+
+int oxp_sx_out_dtype(oxp_node *n, int i, const oxp_value *v) {
+  return oxp_sym_out_dtype(n, i, oxp_sym_dtype(v));
+}

@@ -1,0 +1,173 @@
+/* s_shape_view.c: layout ops that only rearrange or broadcast (reshape_as,
+ * movedim, expand, broadcast_tensors, stack), and shape queries (dim,
+ * numel, _shape_as_tensor). */
+#include "s_shape_util.h"
+
+/* reshape_as / view_as(x, other) = Reshape(x, Shape(other)). */
+oxp_status oxp_s_reshape_as(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  oxp_value *o = x ? oxp_sym_in(c, n, 1) : NULL;
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, oxp_sx_shape(c, o)));
+}
+
+oxp_status oxp_s_reshape_from_tensor(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  oxp_value *s = x ? oxp_sym_in_as(c, n, 1, OXP_DT_INT64) : NULL;
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, s));
+}
+
+oxp_status oxp_s_shape_as_tensor(oxp_sctx *c, oxp_node *n) {
+  return oxp_sym_set_out(c, n, 0, oxp_sx_shape(c, oxp_sym_in(c, n, 0)));
+}
+
+/* x.T reverses every dim. */
+oxp_status oxp_s_numpy_t(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int r = oxp_sym_rank(x);
+  if (!x) return oxp_sym_status(c);
+  if (r < 0) return oxp_sym_unsupported(c, "numpy_T of a tensor of unknown rank");
+  if (r < 2) return oxp_sym_set_out(c, n, 0, x);
+  int64_t perm[OXP_SX_MAXRANK];
+  for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
+  return oxp_sym_set_out(c, n, 0, oxp_sx_transpose(c, x, perm, r));
+}
+
+/* movedim(x, source, destination): ints or int lists, as torch.movedim
+ * places the moved dims and keeps the others in order. */
+oxp_status oxp_s_movedim(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t *src, *dst;
+  int ns, nd;
+  if (!x || !oxp_sym_need_ints(c, n, 1, &src, &ns) ||
+      !oxp_sym_need_ints(c, n, 2, &dst, &nd))
+    return oxp_sym_status(c);
+  int r = oxp_sym_rank(x);
+  if (r < 0 || r > OXP_SX_MAXRANK)
+    return oxp_sym_unsupported(c, "movedim of a tensor of unknown rank");
+  if (ns != nd) return oxp_sym_fail(c, OXP_ERR_GRAPH, "movedim: source and destination differ in length");
+  int64_t perm[OXP_SX_MAXRANK];
+  bool src_used[OXP_SX_MAXRANK] = {0}, dst_used[OXP_SX_MAXRANK] = {0};
+  for (int i = 0; i < ns; i++) {
+    int64_t s, d;
+    if (!oxp_sym_axis(src[i], r, &s) || !oxp_sym_axis(dst[i], r, &d))
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "movedim: dim out of range");
+    perm[d] = s;
+    src_used[s] = dst_used[d] = true;
+  }
+  int k = 0;
+  for (int d = 0; d < r; d++) {
+    if (dst_used[d]) continue;
+    while (src_used[k]) k++;
+    perm[d] = k++;
+  }
+  return oxp_sym_set_out(c, n, 0, oxp_sx_transpose(c, x, perm, r));
+}
+
+/* expand(x, size, implicit): -1 keeps a dim. Expand broadcasts both ways,
+ * so a 1 in the target shape keeps the input's dim exactly like -1. */
+oxp_status oxp_s_expand(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x) return oxp_sym_status(c);
+  int64_t *size;
+  int k;
+  oxp_value *s;
+  if (oxp_sym_ints(c, n, 1, &size, &k)) {
+    for (int i = 0; i < k; i++)
+      if (size[i] == -1) size[i] = 1;
+    s = oxp_sym_const_i64s(c, size, k);
+  } else {
+    oxp_value *v = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
+    oxp_value *neg = oxp_sym_op2(c, "Equal", v, oxp_sym_const_i64(c, -1));
+    s = oxp_sym_op3(c, "Where", neg, oxp_sym_const_i64(c, 1), v);
+  }
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Expand", x, s));
+}
+
+oxp_status oxp_s_expand_as(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  oxp_value *o = x ? oxp_sym_in(c, n, 1) : NULL;
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Expand", x, oxp_sx_shape(c, o)));
+}
+
+/* broadcast_tensors(list): each expanded to the common shape, constant
+ * when every shape is static, else the shape of a zero tensor expanded
+ * by each input in turn. */
+oxp_status oxp_s_broadcast_tensors(oxp_sctx *c, oxp_node *n) {
+  oxp_value **v;
+  int cnt;
+  if (!oxp_sym_in_list(c, n, 0, &v, &cnt)) return oxp_sym_status(c);
+  int64_t out[OXP_SX_MAXRANK];
+  int orank = 0;
+  bool stat = true;
+  for (int i = 0; i < cnt && stat; i++) {
+    int64_t d[OXP_SX_MAXRANK];
+    int r;
+    if (!oxp_sx_dims(v[i], d, &r)) { stat = false; break; }
+    /* Right-aligned merge into out. */
+    int nr = r > orank ? r : orank;
+    int64_t m[OXP_SX_MAXRANK];
+    for (int k = 0; k < nr; k++) {
+      int a = k - (nr - orank), b = k - (nr - r);
+      int64_t da = a >= 0 ? out[a] : 1, db = b >= 0 ? d[b] : 1;
+      m[k] = da == 1 ? db : da;
+    }
+    for (int k = 0; k < nr; k++) out[k] = m[k];
+    orank = nr;
+  }
+  oxp_value *shape;
+  if (stat) {
+    shape = oxp_sym_const_i64s(c, out, orank);
+  } else {
+    oxp_value *t = oxp_sx_fill(c, oxp_sx_shape(c, v[0]), 0, OXP_DT_FLOAT);
+    for (int i = 1; i < cnt; i++) t = oxp_sym_op2(c, "Expand", t, oxp_sx_shape(c, v[i]));
+    shape = oxp_sx_shape(c, t);
+  }
+  oxp_value **res = oxp_alloc(oxp_sym_arena(c), sizeof *res * (size_t)(cnt + 1));
+  if (!res) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < cnt; i++) {
+    res[i] = oxp_sym_op2(c, "Expand", v[i], shape);
+    if (stat && res[i]) oxp_sym_set_type(c, res[i], oxp_sym_dtype(v[i]), orank, out);
+  }
+  return oxp_sx_set_list(c, n, 0, res, cnt);
+}
+
+/* stack(list, dim): Unsqueeze each at dim, then Concat. */
+oxp_status oxp_s_stack(oxp_sctx *c, oxp_node *n) {
+  oxp_value **v;
+  int cnt;
+  int64_t dim;
+  if (!oxp_sym_in_list(c, n, 0, &v, &cnt) || !oxp_sym_need_int(c, n, 1, &dim))
+    return oxp_sym_status(c);
+  int r = cnt ? oxp_sym_rank(v[0]) : -1;
+  if (dim < 0) {
+    if (r < 0) return oxp_sym_unsupported(c, "stack along a negative dim of unknown rank");
+    dim += r + 1;
+  }
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  oxp_value **u = oxp_alloc(oxp_sym_arena(c), sizeof *u * (size_t)(cnt + 1));
+  if (!u) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < cnt; i++) {
+    oxp_value *e = v[i];
+    if (dt && oxp_sym_dtype(e) && oxp_sym_dtype(e) != dt) e = oxp_sym_cast(c, e, dt);
+    u[i] = oxp_sym_unsqueeze(c, e, &dim, 1);
+  }
+  return oxp_sym_set_out(c, n, 0, oxp_sx_concat(c, u, cnt, dim));
+}
+
+/* aten::dim(x): the rank, known from the traced type. */
+oxp_status oxp_s_dim(oxp_sctx *c, oxp_node *n) {
+  const oxp_type *t = oxp_sym_in_type(n, 0);
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int r = oxp_sym_rank(x);
+  if (r < 0 && t && t->kind == OXP_T_TENSOR) r = t->rank;
+  if (!x) return oxp_sym_status(c);
+  if (r < 0) return oxp_sym_unsupported(c, "dim() of a tensor of unknown rank");
+  return oxp_sym_set_out(c, n, 0, oxp_sym_const_i64(c, r));
+}
+
+/* aten::numel(x) = Size(x), a 0-d int64. */
+oxp_status oxp_s_numel(oxp_sctx *c, oxp_node *n) {
+  oxp_value *s = oxp_sym_op1(c, "Size", oxp_sym_in(c, n, 0));
+  oxp_sym_set_type(c, s, OXP_DT_INT64, 0, NULL);
+  return oxp_sym_set_out(c, n, 0, s);
+}
