@@ -1,9 +1,10 @@
-/* pipeline.c: the export pipeline in order: parse, bind weights, JIT
- * passes, lower, ONNX passes. Serialization is the caller's choice of
- * sink. */
+/* pipeline.c: the export pipeline in order (DESIGN.md, "Data flow"):
+ * parse, bind weights, JIT passes on the TorchScript graph, lowering,
+ * ONNX passes. Serialization is the caller's choice of sink. */
 #include <string.h>
 
 #include "export.h"
+#include "passes.h"
 
 void oxp_options_init(oxp_options *o) {
   memset(o, 0, sizeof *o);
@@ -13,11 +14,26 @@ void oxp_options_init(oxp_options *o) {
   o->strip_doc_string = true;
 }
 
+/* In the order torch's _model_to_graph runs its equivalents: in-place
+ * ops first (they hide data flow from everything else), sizes and
+ * constants before tuple lowering so unpacked size lists vanish, DCE
+ * last to drop what the others left unused. */
+static oxp_status jit_passes(oxp_graph *g, const oxp_options *o,
+                             oxp_diag *d) {
+  oxp_status st;
+  if ((st = oxp_jit_remove_inplace(g, d)) || (st = oxp_jit_peephole_size(g, o, d)) ||
+      (st = oxp_jit_constprop(g, d)) || (st = oxp_jit_lower_tuples(g, d)) ||
+      (st = oxp_jit_constprop(g, d)) || (st = oxp_type_promotion(g, d)))
+    return st;
+  return oxp_jit_dce(g, d);
+}
+
 oxp_status oxp_export_from_graph(oxp_graph *g, const oxp_safetensors *weights,
                                  const oxp_options *o, oxp_graph **onnx,
                                  oxp_diag *d) {
   oxp_status st = oxp_bind_weights(g, weights, o->warn, o->warn_user, d);
   if (st) return st;
+  if ((st = jit_passes(g, o, d))) return st;
   if ((st = oxp_lower(g, o, onnx, d))) return st;
   return oxp_onnx_passes(*onnx, o, d);
 }

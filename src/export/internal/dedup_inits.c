@@ -1,0 +1,83 @@
+/* dedup_inits.c: initializers with the same dtype, shape and bytes become
+ * one. Candidates are sorted by (bytes, dtype) so only tensors of equal
+ * size are ever hashed or compared; the hash (FNV-1a over the bytes)
+ * keeps the comparison of equal-sized groups linear in practice. The
+ * survivor is the first in graph order, so weight inputs (named
+ * parameters) win over anonymous constants and results are stable. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+typedef struct {
+  oxp_value *v;
+  int order;
+  uint64_t hash;
+} cand;
+
+static int by_size(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  const oxp_tensor *s = x->v->init, *t = y->v->init;
+  if (s->nbytes != t->nbytes) return s->nbytes < t->nbytes ? -1 : 1;
+  if (s->dtype != t->dtype) return s->dtype - t->dtype;
+  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+  return x->order - y->order;
+}
+
+static uint64_t fnv(const oxp_tensor *t) {
+  uint64_t h = 1469598103934665603ull;
+  const unsigned char *p = t->data;
+  for (size_t i = 0; i < t->nbytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+  h = (h ^ (uint64_t)t->rank) * 1099511628211ull;
+  for (int i = 0; i < t->rank; i++) h = (h ^ (uint64_t)t->dims[i]) * 1099511628211ull;
+  return h;
+}
+
+static bool same(const oxp_tensor *a, const oxp_tensor *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0;
+}
+
+static int collect(oxp_pass *p, oxp_block *b, cand *c, int n) {
+  for (int i = 0; i < b->ninits; i++)
+    if (oxp_pass_is_const(p, b->inits[i]) && !oxp_pass_is_out(p, b->inits[i]))
+      c[n].v = b->inits[i], c[n].order = n, n++;
+  return n;
+}
+
+oxp_status oxp_dedup_inits(oxp_pass *p) {
+  oxp_block *top = p->g->top;
+  int cap = top->ninputs + top->ninits;
+  cand *c = oxp_alloc(p->g->arena, sizeof *c * (size_t)(cap + 1));
+  if (!c) return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  int n = 0;
+  for (int i = 0; i < top->ninputs; i++)
+    if (oxp_pass_is_const(p, top->inputs[i]))
+      c[n].v = top->inputs[i], c[n].order = n, n++;
+  /* Only the top block: constants of nested blocks are local to them. */
+  n = collect(p, top, c, n);
+  qsort(c, (size_t)n, sizeof *c, by_size);
+  /* Hash only runs of equal size and dtype, then sort those by hash. */
+  for (int i = 0; i < n;) {
+    int j = i + 1;
+    while (j < n && c[j].v->init->nbytes == c[i].v->init->nbytes &&
+           c[j].v->init->dtype == c[i].v->init->dtype)
+      j++;
+    if (j - i > 1) {
+      for (int k = i; k < j; k++) c[k].hash = fnv(c[k].v->init);
+      qsort(c + i, (size_t)(j - i), sizeof *c, by_size);
+      for (int k = i; k < j; k++) {
+        if (!c[k].v) continue;
+        for (int m = k + 1; m < j && c[m].hash == c[k].hash; m++) {
+          if (!c[m].v || !same(c[k].v->init, c[m].v->init)) continue;
+          oxp_value_replace_uses(c[m].v, c[k].v);
+          c[m].v = NULL;
+        }
+      }
+    }
+    i = j;
+  }
+  return OXP_OK;
+}

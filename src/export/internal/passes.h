@@ -1,0 +1,171 @@
+/* passes.h: the graph passes of the export pipeline (DESIGN.md, "Data
+ * flow"), private to the core. One pass per file:
+ *
+ *   JIT level (TorchScript graph, before lowering)
+ *     jit_dce.c            dead nodes without side effects
+ *     jit_inplace.c        aten::add_ & co. become pure ops, aliases follow
+ *     jit_lower_tuples.c   Tuple/List Construct+Unpack pairs vanish
+ *     jit_constprop.c      scalar ops on constants, prim::If on a constant
+ *     jit_peephole_size.c  aten::size / aten::dim of static tensors
+ *     type_promotion.c     torch's result_type for untyped (scripted) ops
+ *   ONNX level (after lowering)
+ *     shape_infer.c        dtype, dims and dim_params of every value
+ *     shape_rules.c        the per-op rules shape_infer.c drives
+ *     broadcast.c          broadcasting of shapes; Expand where an op
+ *                          broadcasts only one way
+ *     const_fold.c         nodes on constants become initializers
+ *     fold_eval.c          the small evaluators const_fold.c calls
+ *     onnx_peephole.c      Gemm fusion, Transpose fusion, no-op removal,
+ *                          Conv+BatchNormalization fold
+ *     dedup_inits.c        identical initializers merged
+ *
+ * Every pass is linear in the graph (use lists, id-indexed side tables,
+ * hashes); none scans the graph per node. */
+#ifndef OXP_PASSES_H
+#define OXP_PASSES_H
+
+#include "export.h"
+
+/* ---- shared pass context --------------------------------------------- */
+
+typedef struct {
+  oxp_graph *g;
+  const oxp_options *o;
+  oxp_diag *d;
+  /* By value id, for ids below nmarks: listed as an output of some block.
+   * Values made later are never outputs. */
+  bool *is_out;
+  int nmarks;
+  int nconsts; /* counter for names of new initializers */
+} oxp_pass;
+
+/* Prepares p (marks block outputs once, recursively). */
+oxp_status oxp_pass_init(oxp_pass *p, oxp_graph *g, const oxp_options *o,
+                         oxp_diag *d);
+static inline bool oxp_pass_is_out(const oxp_pass *p, const oxp_value *v) {
+  return v->id < p->nmarks && p->is_out[v->id];
+}
+static inline bool oxp_pass_used(const oxp_pass *p, const oxp_value *v) {
+  return v->nuses > 0 || oxp_pass_is_out(p, v);
+}
+/* A tensor whose bytes are known at export time: a block constant, or a
+ * weight input when weights are exported as initializers that no runtime
+ * input can override (export_params and not keep_initializers_as_inputs). */
+bool oxp_pass_is_const(const oxp_pass *p, const oxp_value *v);
+/* A new initializer of block b holding t, named "onnxexp::<stem>_<n>". */
+oxp_value *oxp_pass_new_const(oxp_pass *p, oxp_block *b, oxp_tensor *t,
+                              const char *stem);
+/* Turns v (a node output) into an initializer holding t: v keeps its name
+ * and uses, its producer stops producing it. */
+void oxp_pass_make_const(oxp_pass *p, oxp_value *v, oxp_tensor *t);
+/* Removes node n whose output `out` equals its input `in` (Identity, a
+ * no-op Cast/Reshape/Transpose): consumers of out read in. When out is a
+ * block output, in's producer takes over out instead, so the output keeps
+ * its name; returns false (node kept) when that is impossible. */
+bool oxp_pass_bypass(oxp_pass *p, oxp_node *n, oxp_value *in,
+                     oxp_value *out);
+/* Destroys every node of b and of the blocks inside it (jit_dce.c), so
+ * values outside lose the uses that code had of them. */
+void oxp_pass_destroy_block(oxp_block *b);
+/* ONNX op type of an "onnx::X" node, NULL for other domains. */
+const char *oxp_pass_onnx_op(const oxp_node *n);
+
+/* ---- JIT passes -------------------------------------------------------- */
+
+oxp_status oxp_jit_dce(oxp_graph *g, oxp_diag *d);
+oxp_status oxp_jit_remove_inplace(oxp_graph *g, oxp_diag *d);
+oxp_status oxp_jit_lower_tuples(oxp_graph *g, oxp_diag *d);
+oxp_status oxp_jit_constprop(oxp_graph *g, oxp_diag *d);
+/* Uses the dynamic axes of o: a size that one of them may change is kept. */
+oxp_status oxp_jit_peephole_size(oxp_graph *g, const oxp_options *o,
+                                 oxp_diag *d);
+oxp_status oxp_type_promotion(oxp_graph *g, oxp_diag *d);
+/* torch.result_type over operands (dtype, is a 0-d tensor, is a Python
+ * scalar); 0 when an operand dtype is unknown. */
+typedef struct {
+  int dtype;
+  bool zero_dim; /* 0-d tensor */
+  bool scalar;   /* Python number (int/float/bool value) */
+} oxp_operand;
+int oxp_result_type(const oxp_operand *ops, int n);
+int oxp_promote_types(int a, int b);
+
+/* ---- shapes ------------------------------------------------------------- */
+
+enum { OXP_MAXRANK = 16 };
+
+/* A tensor type during inference: a dim is a value (>= 0), a dim_param
+ * (p[i] != NULL, d[i] == -1), or unknown (-1, NULL). */
+typedef struct {
+  int dtype;
+  int rank; /* -1 unknown */
+  int64_t d[OXP_MAXRANK];
+  const char *p[OXP_MAXRANK];
+} oxp_shape;
+
+void oxp_shape_unknown(oxp_shape *s, int dtype);
+/* From a value's type (unknown when it is not a tensor type). */
+void oxp_shape_of(const oxp_value *v, oxp_shape *s);
+/* Prints "[2, batch, ?]" into buf. */
+void oxp_shape_print(const oxp_shape *s, char *buf, size_t n);
+bool oxp_shape_dim_eq(const oxp_shape *a, int i, const oxp_shape *b, int j);
+
+/* Multidirectional (NumPy) broadcast of a and b into out; false when
+ * two static dims differ and neither is 1. out's dtype is a's. */
+bool oxp_broadcast(const oxp_shape *a, const oxp_shape *b, oxp_shape *out);
+/* The standard error: names the op, its IR location and both shapes. */
+oxp_status oxp_broadcast_fail(oxp_diag *d, const oxp_node *n,
+                              const oxp_shape *a, const oxp_shape *b);
+/* Inserts Expand where an op broadcasts only one way (Gemm's C, PRelu's
+ * slope) but the shapes need the other way. Needs inferred shapes. */
+oxp_status oxp_broadcast_fix(oxp_pass *p);
+
+/* Infers types of every node output in graph order, overwriting the
+ * types lowering copied from the traced graph where inference knows
+ * better (dims of dynamic axes become dim_params). */
+oxp_status oxp_shape_infer(oxp_pass *p);
+
+/* Per-op rules (shape_rules.c). A rule reads inputs through the context
+ * and fills out[0..noutputs-1]; shapes of unknown rank mean "no idea". */
+typedef struct oxp_sictx oxp_sictx;
+typedef oxp_status (*oxp_shape_rule)(oxp_sictx *c, oxp_node *n,
+                                     oxp_shape *out);
+typedef struct {
+  const char *op;
+  oxp_shape_rule fn;
+} oxp_shape_rule_entry;
+extern const oxp_shape_rule_entry oxp_shape_rules[];
+extern const int oxp_nshape_rules;
+
+/* An element of symbolic int data that is not known. */
+#define OXP_SYM_UNKNOWN INT64_MIN
+
+/* What rules may ask of the context (shape_infer.c). */
+void oxp_si_in(oxp_sictx *c, const oxp_node *n, int i, oxp_shape *s);
+int oxp_si_opset(const oxp_sictx *c);
+oxp_diag *oxp_si_diag(oxp_sictx *c);
+/* The elements of a small int tensor input as symbolic dims (constants,
+ * or Shape/Gather/Concat/... of known dims, as ONNX data propagation
+ * does). Returns the element count, -1 when nothing is known; rank0 says
+ * whether the value is 0-d. An element is a value, a name (p[k] set), or
+ * OXP_SYM_UNKNOWN. p may be NULL. */
+int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
+                const char **p, bool *rank0);
+/* Records symbolic data for output k of n (for Shape and friends). */
+void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
+                     const int64_t *v, const char *const *p, bool rank0);
+
+/* ---- constants ------------------------------------------------------------ */
+
+oxp_status oxp_const_fold(oxp_pass *p);
+/* Evaluates n on constant inputs (fold_eval.c); *out NULL when n is not
+ * foldable (unknown op, unsupported dtype, over the size limit). */
+oxp_status oxp_fold_eval(oxp_pass *p, oxp_node *n, oxp_tensor **in,
+                         oxp_tensor **out);
+/* Folds above this many output bytes only when some input is as big. */
+enum { OXP_FOLD_LIMIT = 1 << 20 };
+
+oxp_status oxp_onnx_peephole(oxp_pass *p);
+oxp_status oxp_dedup_inits(oxp_pass *p);
+
+#endif

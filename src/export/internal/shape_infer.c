@@ -1,0 +1,141 @@
+/* shape_infer.c: ONNX shape and type inference over the lowered graph,
+ * one walk in graph order. Each op's rule (shape_rules.c, one table entry
+ * per op) computes output shapes from input shapes, attributes and small
+ * int tensors known at export time. Those int tensors are tracked
+ * symbolically, as ONNX's data propagation does: Shape of a [batch, 4]
+ * tensor is the data {batch, 4}, so a Reshape fed by Shape/Gather/Concat
+ * still gets named dims and --dynamic-axes reach the outputs.
+ *
+ * Results overwrite the types lowering copied from the trace: inference
+ * knows the ONNX op, the trace knew the aten op. Where inference does not
+ * know a dim, a traced static dim is kept, unless dynamic axes are in use
+ * (then a traced size may be the one the user declared variable). */
+#include <string.h>
+
+#include "passes.h"
+#include "serialize.h"
+
+typedef struct {
+  int n;       /* elements */
+  bool rank0;  /* a 0-d tensor */
+  int64_t v[OXP_MAXRANK];
+  const char *p[OXP_MAXRANK];
+} symdata;
+
+struct oxp_sictx {
+  oxp_pass *p;
+  symdata **data; /* by value id */
+  int ndata;
+  oxp_map rules;
+};
+
+void oxp_si_in(oxp_sictx *c, const oxp_node *n, int i, oxp_shape *s) {
+  if (i < n->ninputs && n->inputs[i]) oxp_shape_of(n->inputs[i], s);
+  else oxp_shape_unknown(s, 0);
+}
+
+int oxp_si_opset(const oxp_sictx *c) { return c->p->o->opset; }
+oxp_diag *oxp_si_diag(oxp_sictx *c) { return c->p->d; }
+
+/* Constant int tensors read directly; at most OXP_MAXRANK elements. */
+static bool const_data(oxp_sictx *c, const oxp_value *v, symdata *out) {
+  if (!oxp_pass_is_const(c->p, v)) return false;
+  const oxp_tensor *t = v->init;
+  if (!oxp_dtype_is_int(t->dtype) || t->rank > 1) return false;
+  int64_t m = oxp_tensor_numel(t);
+  if (m > OXP_MAXRANK) return false;
+  out->n = (int)m;
+  out->rank0 = t->rank == 0;
+  for (int64_t k = 0; k < m; k++) {
+    out->v[k] = oxp_tensor_get_i(t, k);
+    if (out->v[k] == OXP_SYM_UNKNOWN) return false;
+    out->p[k] = NULL;
+  }
+  return true;
+}
+
+int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
+                const char **p, bool *rank0) {
+  if (i >= n->ninputs || !n->inputs[i]) return -1;
+  const oxp_value *x = n->inputs[i];
+  symdata tmp, *s = x->id < c->ndata ? c->data[x->id] : NULL;
+  if (!s && const_data(c, x, &tmp)) s = &tmp;
+  if (!s) return -1;
+  for (int k = 0; k < s->n; k++) {
+    v[k] = s->v[k];
+    if (p) p[k] = s->p[k];
+    else if (s->p[k]) v[k] = OXP_SYM_UNKNOWN;
+  }
+  if (rank0) *rank0 = s->rank0;
+  return s->n;
+}
+
+void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
+                     const int64_t *v, const char *const *p, bool rank0) {
+  oxp_value *o = n->outputs[k];
+  if (cnt < 0 || cnt > OXP_MAXRANK || o->id >= c->ndata) return;
+  symdata *s = oxp_alloc(c->p->g->arena, sizeof *s);
+  if (!s) return;
+  s->n = cnt;
+  s->rank0 = rank0;
+  for (int j = 0; j < cnt; j++) {
+    s->v[j] = v[j];
+    s->p[j] = p ? p[j] : NULL;
+  }
+  c->data[o->id] = s;
+}
+
+/* Writes an inferred shape into v's type, merging with what is there. */
+static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
+  oxp_arena *a = c->p->g->arena;
+  oxp_shape old;
+  oxp_shape_of(v, &old);
+  bool dynamic = c->p->o->n_dynamic_axes > 0;
+  int dt = s->dtype ? s->dtype : old.dtype;
+  int rank = s->rank >= 0 ? s->rank : old.rank;
+  if (rank < 0 && v->type && v->type->kind != OXP_T_TENSOR) return;
+  oxp_type *t = oxp_type_tensor(a, dt, rank, NULL);
+  if (!t) return;
+  bool keep_old = !dynamic && old.rank == rank;
+  for (int i = 0; i < rank; i++) {
+    const char *pn = s->rank >= 0 ? s->p[i] : NULL;
+    int64_t dv = s->rank >= 0 ? s->d[i] : -1;
+    if (dv < 0 && !pn && keep_old) dv = old.d[i], pn = old.p[i];
+    t->dims[i] = pn ? -1 : dv;
+    if (pn) {
+      if (!t->dim_params) t->dim_params = oxp_alloc(a, sizeof(char *) * (size_t)rank);
+      if (t->dim_params) t->dim_params[i] = pn;
+    }
+  }
+  if (v->type) t->requires_grad = v->type->requires_grad;
+  v->type = t;
+}
+
+static oxp_status infer_block(oxp_sictx *c, oxp_block *b) {
+  for (oxp_node *n = b->first; n; n = n->next) {
+    for (int k = 0; k < n->nblocks; k++) {
+      oxp_status st = infer_block(c, n->blocks[k]);
+      if (st) return st;
+    }
+    const char *op = oxp_pass_onnx_op(n);
+    oxp_shape_rule fn = op ? (oxp_shape_rule)oxp_map_get(&c->rules, op) : NULL;
+    if (!fn || n->noutputs > 8) continue;
+    oxp_shape out[8];
+    for (int i = 0; i < n->noutputs; i++) oxp_shape_unknown(&out[i], 0);
+    oxp_status st = fn(c, n, out);
+    if (st) return st;
+    for (int i = 0; i < n->noutputs; i++) store(c, n->outputs[i], &out[i]);
+  }
+  return OXP_OK;
+}
+
+oxp_status oxp_shape_infer(oxp_pass *p) {
+  oxp_sictx c = {.p = p, .ndata = p->g->nvalues};
+  c.data = oxp_alloc(p->g->arena, sizeof *c.data * (size_t)(c.ndata + 1));
+  if (!c.data) return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_map_init(&c.rules, p->g->arena);
+  for (int i = 0; i < oxp_nshape_rules; i++)
+    if (!oxp_map_put(&c.rules, oxp_shape_rules[i].op, (void *)oxp_shape_rules[i].fn))
+      return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  return infer_block(&c, p->g->top);
+}

@@ -1,0 +1,190 @@
+/* type_promotion.c: scalar type analysis, as the legacy exporter's
+ * ScalarTypeAnalysisForONNX. Traced graphs carry the dtype torch chose on
+ * every value; scripted ones often say only `Tensor`. For those, one walk
+ * in graph order computes torch.result_type for elementwise ops (and
+ * passes dtypes through shape ops), so lowering casts the operands to the
+ * right type. Traced dtypes are never overridden.
+ *
+ * result_type follows c10: operands fall into three priority classes,
+ * dimensioned tensors > 0-d tensors > Python scalars, and a lower class
+ * only matters when it is of a higher category (bool < int < float):
+ * int32 tensor + 5 stays int32, int32 tensor + 2.5 is float32, a float16
+ * tensor + a 0-d float32 tensor stays float16. */
+#include <string.h>
+
+#include "passes.h"
+
+static int rank_int(int dt) {
+  switch (dt) {
+  case OXP_DT_UINT8: return 1;
+  case OXP_DT_INT8: return 2;
+  case OXP_DT_INT16: return 3;
+  case OXP_DT_INT32: return 4;
+  case OXP_DT_INT64: return 5;
+  default: return 0;
+  }
+}
+
+static int rank_float(int dt) {
+  switch (dt) {
+  case OXP_DT_FLOAT16: case OXP_DT_BFLOAT16: return 1;
+  case OXP_DT_FLOAT: return 2;
+  case OXP_DT_DOUBLE: return 3;
+  default: return 0;
+  }
+}
+
+int oxp_promote_types(int a, int b) {
+  if (!a) return b;
+  if (!b || a == b) return a;
+  if (a == OXP_DT_BOOL) return b;
+  if (b == OXP_DT_BOOL) return a;
+  int fa = rank_float(a), fb = rank_float(b);
+  if (fa || fb) {
+    if (fa && fb) {
+      if (fa == 1 && fb == 1) return OXP_DT_FLOAT; /* half with bfloat16 */
+      return fa >= fb ? a : b;
+    }
+    return fa ? a : b;
+  }
+  /* uint8 with a signed type needs the next wider signed one. */
+  if (a == OXP_DT_UINT8 || b == OXP_DT_UINT8) {
+    int o = a == OXP_DT_UINT8 ? b : a;
+    return o == OXP_DT_INT8 ? OXP_DT_INT16 : o;
+  }
+  return rank_int(a) >= rank_int(b) ? a : b;
+}
+
+static int category(int dt) {
+  return dt == OXP_DT_BOOL ? 1 : rank_float(dt) ? 3 : dt ? 2 : 0;
+}
+
+/* c10::combine_categories(higher, lower) */
+static int combine(int higher, int lower) {
+  if (!higher) return lower;
+  if (category(higher) == 3) return higher;
+  if (higher == OXP_DT_BOOL || category(lower) == 3) return oxp_promote_types(higher, lower);
+  return higher;
+}
+
+int oxp_result_type(const oxp_operand *ops, int n) {
+  int dim = 0, zero = 0, wrapped = 0;
+  for (int i = 0; i < n; i++) {
+    int dt = ops[i].dtype;
+    if (!dt) return 0;
+    /* A Python float counts as the default dtype. */
+    if (ops[i].scalar && rank_float(dt)) dt = OXP_DT_FLOAT;
+    if (ops[i].scalar) wrapped = oxp_promote_types(wrapped, dt);
+    else if (ops[i].zero_dim) zero = oxp_promote_types(zero, dt);
+    else dim = oxp_promote_types(dim, dt);
+  }
+  return combine(dim, combine(zero, wrapped));
+}
+
+static bool operand(const oxp_value *v, oxp_operand *o) {
+  const oxp_type *t = v ? v->type : NULL;
+  memset(o, 0, sizeof *o);
+  if (!t) return false;
+  switch (t->kind) {
+  case OXP_T_TENSOR:
+    o->dtype = t->dtype;
+    o->zero_dim = t->rank == 0;
+    return true;
+  case OXP_T_INT: o->dtype = OXP_DT_INT64; o->scalar = true; return true;
+  case OXP_T_FLOAT: o->dtype = OXP_DT_DOUBLE; o->scalar = true; return true;
+  case OXP_T_BOOL: o->dtype = OXP_DT_BOOL; o->scalar = true; return true;
+  default: return false;
+  }
+}
+
+/* How an op's output dtype follows from its inputs. */
+typedef enum { PROMOTE, TRUE_DIV, COMPARE, SAME0, SAME1, LIST0 } rule;
+
+static const struct {
+  const char *op;
+  rule r;
+  int first, count; /* operands taking part in promotion */
+} RULES[] = {
+    {"aten::add", PROMOTE, 0, 2}, {"aten::sub", PROMOTE, 0, 2},
+    {"aten::mul", PROMOTE, 0, 2}, {"aten::rsub", PROMOTE, 0, 2},
+    {"aten::remainder", PROMOTE, 0, 2}, {"aten::fmod", PROMOTE, 0, 2},
+    {"aten::maximum", PROMOTE, 0, 2}, {"aten::minimum", PROMOTE, 0, 2},
+    {"aten::pow", PROMOTE, 0, 2}, {"aten::floor_divide", PROMOTE, 0, 2},
+    {"aten::where", PROMOTE, 1, 2}, {"aten::div", TRUE_DIV, 0, 2},
+    {"aten::eq", COMPARE, 0, 2}, {"aten::ne", COMPARE, 0, 2},
+    {"aten::lt", COMPARE, 0, 2}, {"aten::gt", COMPARE, 0, 2},
+    {"aten::le", COMPARE, 0, 2}, {"aten::ge", COMPARE, 0, 2},
+    {"aten::cat", LIST0, 0, 0},
+    {"aten::relu", SAME0, 0, 0}, {"aten::neg", SAME0, 0, 0},
+    {"aten::sigmoid", SAME0, 0, 0}, {"aten::tanh", SAME0, 0, 0},
+    {"aten::gelu", SAME0, 0, 0}, {"aten::abs", SAME0, 0, 0},
+    {"aten::dropout", SAME0, 0, 0}, {"aten::feature_dropout", SAME0, 0, 0},
+    {"aten::clone", SAME0, 0, 0}, {"aten::contiguous", SAME0, 0, 0},
+    {"aten::detach", SAME0, 0, 0}, {"aten::view", SAME0, 0, 0},
+    {"aten::reshape", SAME0, 0, 0}, {"aten::permute", SAME0, 0, 0},
+    {"aten::transpose", SAME0, 0, 0}, {"aten::flatten", SAME0, 0, 0},
+    {"aten::squeeze", SAME0, 0, 0}, {"aten::unsqueeze", SAME0, 0, 0},
+    {"aten::slice", SAME0, 0, 0}, {"aten::select", SAME0, 0, 0},
+    {"aten::t", SAME0, 0, 0}, {"aten::matmul", SAME0, 0, 0},
+    {"aten::mm", SAME0, 0, 0}, {"aten::bmm", SAME0, 0, 0},
+    {"aten::linear", SAME0, 0, 0}, {"aten::_convolution", SAME0, 0, 0},
+    {"aten::conv1d", SAME0, 0, 0}, {"aten::conv2d", SAME0, 0, 0},
+    {"aten::conv3d", SAME0, 0, 0}, {"aten::batch_norm", SAME0, 0, 0},
+    {"aten::layer_norm", SAME0, 0, 0}, {"aten::max_pool2d", SAME0, 0, 0},
+    {"aten::avg_pool2d", SAME0, 0, 0}, {"aten::adaptive_avg_pool2d", SAME0, 0, 0},
+    {"aten::embedding", SAME0, 0, 0}, {"aten::expand", SAME0, 0, 0},
+    {"aten::softmax", SAME0, 0, 0}, {"aten::log_softmax", SAME0, 0, 0},
+    {"aten::addmm", SAME1, 0, 0},
+};
+
+static int list_dtype(const oxp_value *l) {
+  const oxp_node *k = l->producer;
+  if (!k || !oxp_kind_is(k, "prim::ListConstruct")) return 0;
+  oxp_operand ops[64];
+  if (k->ninputs > 64) return 0;
+  for (int i = 0; i < k->ninputs; i++)
+    if (!operand(k->inputs[i], &ops[i])) return 0;
+  return oxp_result_type(ops, k->ninputs);
+}
+
+static int infer(const oxp_node *n, int r, int first, int count) {
+  oxp_operand ops[2];
+  switch (r) {
+  case SAME0: return n->ninputs > 0 && operand(n->inputs[0], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
+  case SAME1: return n->ninputs > 1 && operand(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
+  case LIST0: return n->ninputs > 0 ? list_dtype(n->inputs[0]) : 0;
+  default: break;
+  }
+  if (n->ninputs < first + count) return 0;
+  for (int i = 0; i < count; i++)
+    if (!operand(n->inputs[first + i], &ops[i])) return 0;
+  int dt = oxp_result_type(ops, count);
+  if (r == COMPARE) return dt ? OXP_DT_BOOL : 0;
+  if (r == TRUE_DIV && dt && !rank_float(dt)) return OXP_DT_FLOAT;
+  return dt;
+}
+
+static void walk(oxp_graph *g, oxp_block *b) {
+  for (oxp_node *n = b->first; n; n = n->next) {
+    for (int k = 0; k < n->nblocks; k++) walk(g, n->blocks[k]);
+    if (n->noutputs < 1) continue;
+    oxp_value *out = n->outputs[0];
+    oxp_type *t = out->type;
+    if (t && (t->kind != OXP_T_TENSOR || t->dtype)) continue;
+    for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++) {
+      if (!oxp_kind_is(n, RULES[i].op)) continue;
+      int dt = infer(n, RULES[i].r, RULES[i].first, RULES[i].count);
+      if (!dt) break;
+      /* A copy: the parser may share one `Tensor` type between values. */
+      t = t ? oxp_type_copy(g->arena, t) : oxp_type_tensor(g->arena, dt, -1, NULL);
+      if (t) t->dtype = dt, out->type = t;
+      break;
+    }
+  }
+}
+
+oxp_status oxp_type_promotion(oxp_graph *g, oxp_diag *d) {
+  (void)d;
+  walk(g, g->top);
+  return OXP_OK;
+}
