@@ -1,0 +1,381 @@
+/* export.c: torch.onnx.export / export_to_pretty_string. Turns public
+ * options into oxp_options, picks the weights, and runs the core pipeline
+ * (oxp_export_graph / oxp_export_from_graph) to the chosen destination. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* The part of onnxexp_options every caller has: up to opset_version. */
+#define MIN_OPTIONS_SIZE \
+  (offsetof(onnxexp_options, opset_version) + sizeof(int))
+
+static void defaults(onnxexp_options *o) {
+  memset(o, 0, sizeof *o);
+  o->struct_size = sizeof *o;
+  o->opset_version = ONNXEXP_OPSET_DEFAULT;
+  o->do_constant_folding = 1;
+  o->export_params = 1;
+}
+
+onnxexp_status onnxexp_options_init(onnxexp_options *opts, size_t size,
+                                    onnxexp_diag *diag) {
+  oxp_diag scratch, *d = oxp_shim_diag(diag, &scratch);
+  if (!opts) return oxp_shim_null(d, "onnxexp_options_init", "opts");
+  if (size < MIN_OPTIONS_SIZE || size > sizeof *opts)
+    return (onnxexp_status)oxp_fail(
+        d, OXP_ERR_USAGE, NULL, NULL,
+        "onnxexp_options_init: size %zu is not that of an onnxexp_options "
+        "(this library knows %zu bytes)", size, sizeof *opts);
+  onnxexp_options full;
+  defaults(&full);
+  full.struct_size = size;
+  memcpy(opts, &full, size);
+  return ONNXEXP_OK;
+}
+
+static onnxexp_status bad(oxp_diag *d, const char *what) {
+  return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL, "options: %s", what);
+}
+
+static bool names_ok(const char *const *v, int n) {
+  if (n < 0 || (n > 0 && !v)) return false;
+  for (int i = 0; i < n; i++)
+    if (!v[i] || !*v[i]) return false;
+  return true;
+}
+
+/* Public options -> core options; arrays that need rewriting go in a. */
+static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
+                              oxp_options *o, onnxexp_options *pub,
+                              oxp_diag *d) {
+  defaults(pub);
+  if (in) {
+    if (in->struct_size < MIN_OPTIONS_SIZE || in->struct_size > sizeof *in)
+      return bad(d, "struct_size is wrong: initialize them with "
+                    "onnxexp_options_init(&opts, sizeof opts, diag)");
+    memcpy(pub, in, in->struct_size);
+  }
+  oxp_options_init(o);
+  if (pub->opset_version < OXP_OPSET_MIN || pub->opset_version > OXP_OPSET_MAX)
+    return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                                    "options: opset_version %d is outside the "
+                                    "supported range %d..%d",
+                                    pub->opset_version, OXP_OPSET_MIN, OXP_OPSET_MAX);
+  if (!names_ok(pub->input_names, pub->n_input_names))
+    return bad(d, "input_names must hold n_input_names non-empty names");
+  if (!names_ok(pub->output_names, pub->n_output_names))
+    return bad(d, "output_names must hold n_output_names non-empty names");
+  if (pub->n_dynamic_axes < 0 || (pub->n_dynamic_axes > 0 && !pub->dynamic_axes))
+    return bad(d, "dynamic_axes must hold n_dynamic_axes entries");
+  if ((unsigned)pub->operator_export_type > ONNXEXP_OPERATOR_EXPORT_ONNX_FALLTHROUGH)
+    return bad(d, "operator_export_type is not an onnxexp_operator_export_type");
+  if ((unsigned)pub->training > ONNXEXP_TRAINING_TRAIN)
+    return bad(d, "training is not an onnxexp_training_mode");
+  if ((unsigned)pub->external_data > ONNXEXP_EXTERNAL_DATA_FILE)
+    return bad(d, "external_data is not an onnxexp_external_data");
+  if (pub->n_custom_opsets < 0 || (pub->n_custom_opsets > 0 && !pub->custom_opsets))
+    return bad(d, "custom_opsets must hold n_custom_opsets entries");
+  if (pub->weights_path && pub->weights_data)
+    return bad(d, "give weights_path or weights_data, not both");
+  if (pub->weights_size > 0 && !pub->weights_data)
+    return bad(d, "weights_size is set but weights_data is NULL");
+
+  oxp_dyn_axis *ax = oxp_alloc(a, sizeof *ax * (size_t)(pub->n_dynamic_axes + 1));
+  oxp_opset_import *ops = oxp_alloc(a, sizeof *ops * (size_t)(pub->n_custom_opsets + 1));
+  if (!ax || !ops) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  for (int i = 0; i < pub->n_dynamic_axes; i++) {
+    const onnxexp_dynamic_axis *x = &pub->dynamic_axes[i];
+    if (!x->input || !*x->input || x->axis < 0)
+      return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                                      "options: dynamic_axes[%d] needs an input "
+                                      "name and an axis >= 0", i);
+    ax[i].input = x->input;
+    ax[i].axis = x->axis;
+    ax[i].param = x->param && *x->param
+                      ? x->param : oxp_sprintf(a, "%s_dim_%d", x->input, x->axis);
+  }
+  for (int i = 0; i < pub->n_custom_opsets; i++) {
+    const onnxexp_custom_opset *c = &pub->custom_opsets[i];
+    if (!c->domain || !*c->domain || c->version < 1)
+      return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                                      "options: custom_opsets[%d] needs a domain "
+                                      "and a version >= 1", i);
+    ops[i].domain = c->domain;
+    ops[i].version = c->version;
+  }
+  o->opset = pub->opset_version;
+  o->input_names = (const char **)pub->input_names;
+  o->n_input_names = pub->n_input_names;
+  o->output_names = (const char **)pub->output_names;
+  o->n_output_names = pub->n_output_names;
+  o->dynamic_axes = ax;
+  o->n_dynamic_axes = pub->n_dynamic_axes;
+  o->constant_folding = pub->do_constant_folding != 0;
+  o->keep_initializers_as_inputs = pub->keep_initializers_as_inputs != 0;
+  o->export_params = pub->export_params != 0;
+  o->export_type = (oxp_export_type)pub->operator_export_type;
+  o->training = (oxp_training)pub->training;
+  o->custom_opsets = ops;
+  o->n_custom_opsets = pub->n_custom_opsets;
+  o->doc_string = pub->doc_string;
+  o->strip_doc_string = pub->doc_string == NULL;
+  o->external_data = pub->external_data ? OXP_EXT_FILE : OXP_EXT_NONE;
+  o->external_data_name = pub->external_data_name;
+  o->quiet = pub->quiet != 0;
+  o->warn = pub->quiet ? NULL : pub->warning;
+  o->warn_user = pub->warning_user;
+  return ONNXEXP_OK;
+}
+
+/* Where the exported model goes. */
+typedef struct {
+  const char *path;    /* a file, or */
+  unsigned char **buf; /* a malloc'd buffer, or */
+  size_t *len;
+  char **text;         /* the pretty string */
+} dest;
+
+static onnxexp_status check_dest(const dest *o, const char *fn, oxp_diag *d) {
+  if (o->text) *o->text = NULL;
+  if (o->buf) *o->buf = NULL;
+  if (o->len) *o->len = 0;
+  if (!o->path && !o->buf && !o->text) return oxp_shim_null(d, fn, "the destination");
+  if (o->buf && !o->len) return oxp_shim_null(d, fn, "len");
+  return ONNXEXP_OK;
+}
+
+static onnxexp_status deliver(oxp_graph *onnx, const oxp_options *o,
+                              const dest *to, oxp_diag *d) {
+  if (to->text) {
+    *to->text = oxp_pretty(onnx, o);
+    return *to->text ? ONNXEXP_OK
+                     : (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  }
+  if (to->buf) {
+    if (o->external_data != OXP_EXT_NONE)
+      return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                                      "external data needs a model file: use "
+                                      "onnxexp_export*, not *_to_buffer");
+    return (onnxexp_status)oxp_write_buffer(onnx, o, to->buf, to->len, d);
+  }
+  return (onnxexp_status)oxp_write_file(onnx, o, to->path, d);
+}
+
+/* The weights the options name; ir_path gives the CLI's default. */
+static onnxexp_status open_weights(oxp_arena *a, const onnxexp_options *pub,
+                                   const char *ir_path, oxp_safetensors **st,
+                                   oxp_diag *d) {
+  *st = NULL;
+  if (pub->weights_data)
+    return (onnxexp_status)oxp_st_from_memory(a, "weights_data", pub->weights_data,
+                                              pub->weights_size, st, d);
+  if (pub->weights_path) return (onnxexp_status)oxp_st_open(a, pub->weights_path, st, d);
+  if (!ir_path) return ONNXEXP_OK;
+  const char *slash = strrchr(ir_path, '/'), *dot = strrchr(ir_path, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - ir_path) : strlen(ir_path);
+  char *path = oxp_sprintf(a, "%.*s.safetensors", (int)stem, ir_path);
+  if (!path) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  if (access(path, F_OK) != 0) return ONNXEXP_OK;
+  return (onnxexp_status)oxp_st_open(a, path, st, d);
+}
+
+static char *slurp(const char *path, size_t *len, oxp_diag *d) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  if (!f) {
+    oxp_fail(d, OXP_ERR_IO, NULL, NULL, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  for (;;) {
+    if (n == cap) {
+      char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory reading %s", path);
+        return NULL;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    free(buf);
+    oxp_fail(d, OXP_ERR_IO, NULL, NULL, "%s: read error", path);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+/* IR text (from memory, or read from ir_path when text is NULL). */
+static onnxexp_status run_text(const char *text, size_t len, const char *name,
+                               const char *ir_path, const onnxexp_options *opts,
+                               const dest *to, oxp_diag *d) {
+  oxp_arena *a = oxp_arena_new();
+  if (!a) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_export_enter();
+  oxp_options o;
+  onnxexp_options pub;
+  oxp_safetensors *st = NULL;
+  oxp_graph *onnx = NULL;
+  char *owned = NULL;
+  onnxexp_status s = convert(opts, a, &o, &pub, d);
+  if (!s && !text && !(text = owned = slurp(ir_path, &len, d))) s = (onnxexp_status)d->status;
+  if (!s) s = open_weights(a, &pub, ir_path, &st, d);
+  if (!s) s = (onnxexp_status)oxp_export_graph(a, name ? name : "<text>", text, len, st, &o, &onnx, d);
+  if (!s) s = deliver(onnx, &o, to, d);
+  if (st) oxp_st_close(st);
+  free(owned);
+  oxp_arena_free(a);
+  oxp_export_leave();
+  return s;
+}
+
+/* The graph's attached weights as a safetensors set, or NULL if none. */
+static onnxexp_status graph_weights(onnxexp_graph *g, oxp_safetensors **out,
+                                    oxp_diag *d) {
+  *out = NULL;
+  if (!g->nweights) return ONNXEXP_OK;
+  oxp_safetensors *st = oxp_alloc(g->arena, sizeof *st);
+  if (!st) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  st->path = "the weights attached to the graph";
+  st->entries = g->weights;
+  st->nentries = g->nweights;
+  oxp_map_init(&st->index, g->arena);
+  for (int i = 0; i < g->nweights; i++)
+    if (!oxp_map_put(&st->index, g->weights[i].name, &g->weights[i]))
+      return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  *out = st;
+  return ONNXEXP_OK;
+}
+
+static onnxexp_status run_graph(onnxexp_graph *g, const onnxexp_options *opts,
+                                const dest *to, const char *fn, oxp_diag *d) {
+  if (!g) return oxp_shim_null(d, fn, "graph");
+  if (g->consumed)
+    return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                                    "%s: the graph was already exported; build "
+                                    "it again", fn);
+  g->consumed = true;
+  oxp_arena *a = oxp_arena_new();
+  if (!a) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_export_enter();
+  oxp_options o;
+  onnxexp_options pub;
+  oxp_safetensors *st = NULL;
+  oxp_graph *onnx = NULL;
+  onnxexp_status s = convert(opts, a, &o, &pub, d);
+  if (!s && g->nweights && (pub.weights_path || pub.weights_data))
+    s = bad(d, "the graph has attached weights; weights_path/weights_data "
+               "cannot add more");
+  if (!s) s = g->nweights ? graph_weights(g, &st, d) : open_weights(a, &pub, NULL, &st, d);
+  if (!s) s = (onnxexp_status)oxp_export_from_graph(g->g, st, &o, &onnx, d);
+  if (!s) s = deliver(onnx, &o, to, d);
+  if (st && !g->nweights) oxp_st_close(st);
+  oxp_arena_free(a);
+  oxp_export_leave();
+  return s;
+}
+
+#define BEGIN(fn)                                 \
+  oxp_diag scratch, *d = oxp_shim_diag(diag, &scratch); \
+  const char *fname = fn;                         \
+  (void)fname
+
+onnxexp_status onnxexp_export(const char *ir_path, const char *out_path,
+                              const onnxexp_options *opts, onnxexp_diag *diag) {
+  BEGIN("onnxexp_export");
+  if (!ir_path) return oxp_shim_null(d, fname, "ir_path");
+  if (!out_path) return oxp_shim_null(d, fname, "out_path");
+  dest to = {.path = out_path};
+  return run_text(NULL, 0, ir_path, ir_path, opts, &to, d);
+}
+
+onnxexp_status onnxexp_export_text(const char *text, size_t len, const char *name,
+                                   const char *out_path, const onnxexp_options *opts,
+                                   onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_text");
+  if (!text) return oxp_shim_null(d, fname, "text");
+  if (!out_path) return oxp_shim_null(d, fname, "out_path");
+  dest to = {.path = out_path};
+  return run_text(text, len, name, NULL, opts, &to, d);
+}
+
+onnxexp_status onnxexp_export_graph(onnxexp_graph *graph, const char *out_path,
+                                    const onnxexp_options *opts, onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_graph");
+  if (!out_path) return oxp_shim_null(d, fname, "out_path");
+  dest to = {.path = out_path};
+  return run_graph(graph, opts, &to, fname, d);
+}
+
+onnxexp_status onnxexp_export_to_buffer(const char *ir_path, const onnxexp_options *opts,
+                                        unsigned char **buf, size_t *len,
+                                        onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_to_buffer");
+  dest to = {.buf = buf, .len = len};
+  onnxexp_status s = check_dest(&to, fname, d);
+  if (!s && !ir_path) s = oxp_shim_null(d, fname, "ir_path");
+  return s ? s : run_text(NULL, 0, ir_path, ir_path, opts, &to, d);
+}
+
+onnxexp_status onnxexp_export_text_to_buffer(const char *text, size_t len, const char *name,
+                                             const onnxexp_options *opts,
+                                             unsigned char **buf, size_t *buf_len,
+                                             onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_text_to_buffer");
+  dest to = {.buf = buf, .len = buf_len};
+  onnxexp_status s = check_dest(&to, fname, d);
+  if (!s && !text) s = oxp_shim_null(d, fname, "text");
+  return s ? s : run_text(text, len, name, NULL, opts, &to, d);
+}
+
+onnxexp_status onnxexp_export_graph_to_buffer(onnxexp_graph *graph,
+                                              const onnxexp_options *opts,
+                                              unsigned char **buf, size_t *len,
+                                              onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_graph_to_buffer");
+  dest to = {.buf = buf, .len = len};
+  onnxexp_status s = check_dest(&to, fname, d);
+  return s ? s : run_graph(graph, opts, &to, fname, d);
+}
+
+onnxexp_status onnxexp_export_to_pretty_string(const char *ir_path,
+                                               const onnxexp_options *opts, char **out,
+                                               onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_to_pretty_string");
+  dest to = {.text = out};
+  onnxexp_status s = check_dest(&to, fname, d);
+  if (!s && !ir_path) s = oxp_shim_null(d, fname, "ir_path");
+  return s ? s : run_text(NULL, 0, ir_path, ir_path, opts, &to, d);
+}
+
+onnxexp_status onnxexp_export_text_to_pretty_string(const char *text, size_t len,
+                                                    const char *name,
+                                                    const onnxexp_options *opts,
+                                                    char **out, onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_text_to_pretty_string");
+  dest to = {.text = out};
+  onnxexp_status s = check_dest(&to, fname, d);
+  if (!s && !text) s = oxp_shim_null(d, fname, "text");
+  return s ? s : run_text(text, len, name, NULL, opts, &to, d);
+}
+
+onnxexp_status onnxexp_export_graph_to_pretty_string(onnxexp_graph *graph,
+                                                     const onnxexp_options *opts,
+                                                     char **out, onnxexp_diag *diag) {
+  BEGIN("onnxexp_export_graph_to_pretty_string");
+  dest to = {.text = out};
+  onnxexp_status s = check_dest(&to, fname, d);
+  return s ? s : run_graph(graph, opts, &to, fname, d);
+}
