@@ -8,7 +8,7 @@
  *                              weight's Transpose instead of a copy
  *   constant folding           (unless --no-constant-folding)
  *   peephole again             folding exposes no-op Reshapes and Casts
- *   Expand for one-way broadcasts, dedup initializers, DCE
+ *   Expand for one-way broadcasts, dedup initializers, CSE, DCE
  *   shape inference            final types for value_info */
 #include <string.h>
 
@@ -203,7 +203,8 @@ oxp_status oxp_onnx_passes(oxp_graph *g, const oxp_options *o, oxp_diag *d) {
   }
   if ((st = oxp_broadcast_fix(&p))) return st;
   cleanup(&p);
-  if ((st = oxp_dedup_inits(&p))) return st;
+  /* Dedup first: merged constants make more nodes identical for CSE. */
+  if ((st = oxp_dedup_inits(&p)) || (st = oxp_onnx_cse(&p))) return st;
   cleanup(&p);
   return oxp_shape_infer(&p);
 }

@@ -17,6 +17,7 @@
  *     fold_eval.c          the small evaluators const_fold.c calls
  *     onnx_peephole.c      Gemm fusion, Transpose fusion, no-op removal,
  *                          Conv+BatchNormalization fold
+ *     onnx_cse.c           identical nodes merged
  *     dedup_inits.c        identical initializers merged
  *
  * Every pass is linear in the graph (use lists, id-indexed side tables,
@@ -166,6 +167,8 @@ oxp_status oxp_fold_eval(oxp_pass *p, oxp_node *n, oxp_tensor **in,
 enum { OXP_FOLD_LIMIT = 1 << 20 };
 
 oxp_status oxp_onnx_peephole(oxp_pass *p);
+/* Merges nodes with the same op, inputs and attributes (onnx_cse.c). */
+oxp_status oxp_onnx_cse(oxp_pass *p);
 oxp_status oxp_dedup_inits(oxp_pass *p);
 
 #endif
