@@ -30,8 +30,12 @@ static oxp_status read_mask(oxp_sctx *c, oxp_node *n, int i, oxp_att_call *a) {
   return OXP_OK;
 }
 
-static oxp_status check_batched(oxp_sctx *c, oxp_value *x) {
-  if (oxp_sym_rank(x) != 3)
+/* Lowered values may not carry a rank yet; the traced type does. */
+static oxp_status check_batched(oxp_sctx *c, oxp_node *n, oxp_value *x) {
+  const oxp_type *t = oxp_sym_in_type(n, 0);
+  int r = oxp_sym_rank(x) >= 0 ? oxp_sym_rank(x)
+          : t && t->kind == OXP_T_TENSOR ? t->rank : -1;
+  if (r != 3)
     return oxp_sym_unsupported(c, "fused attention on an input that is not "
                                   "batched [B, T, E]");
   return OXP_OK;
@@ -58,7 +62,7 @@ oxp_status oxp_s_native_mha(oxp_sctx *c, oxp_node *n) {
   if (!a.q || !a.k || !a.v || !a.w_qkv || !a.w_o || !opt_in(c, n, 6, &a.b_qkv) ||
       !opt_in(c, n, 8, &a.b_o))
     return oxp_sym_status(c);
-  oxp_status st = check_batched(c, a.q);
+  oxp_status st = check_batched(c, n, a.q);
   if (st || (st = read_mask(c, n, 9, &a))) return st;
   oxp_value *out, *w;
   if ((st = oxp_att_mha(c, &a, &out, &w))) return st;
@@ -90,7 +94,7 @@ oxp_status oxp_s_transformer_encoder_layer(oxp_sctx *c, oxp_node *n) {
       !opt_in(c, n, 12, &n2w) || !opt_in(c, n, 13, &n2b) || !opt_in(c, n, 15, &f1b) ||
       !opt_in(c, n, 17, &f2b))
     return oxp_sym_status(c);
-  oxp_status st = check_batched(c, src);
+  oxp_status st = check_batched(c, n, src);
   if (st || (st = read_mask(c, n, 18, &a))) return st;
 
   /* x = src + SA(LN1(src)) (pre-norm) or LN1(src + SA(src)) (post-norm);
