@@ -2,19 +2,13 @@
  * type fixes the result dtype torch's promotion chose, so operands are
  * brought to it (constants directly, tensors by Cast). */
 #include <math.h>
+#include <string.h>
 
-#include "ops.h"
+#include "s_math_util.h"
 
 /* Both operands of a binary op in the output's dtype. */
 static bool operands(oxp_sctx *c, oxp_node *n, oxp_value **a, oxp_value **b) {
-  int dt = oxp_sym_out_dtype(n, 0, 0);
-  if (!dt) {
-    oxp_value *x = oxp_sym_in(c, n, 0);
-    dt = oxp_sym_dtype(x);
-  }
-  *a = oxp_sym_in_as(c, n, 0, dt);
-  *b = *a ? oxp_sym_in_as(c, n, 1, dt) : NULL;
-  return *a && *b;
+  return oxp_m_pair(c, n, 0, 1, oxp_m_out_dtype(c, n), a, b);
 }
 
 /* other * alpha, skipped when alpha is absent or one. */
@@ -23,69 +17,191 @@ static oxp_value *scale_alpha(oxp_sctx *c, oxp_node *n, oxp_value *v,
   double alpha = 1;
   if (n->ninputs < 3 || oxp_sym_is_none(n, 2)) return v;
   if (!oxp_sym_float(n, 2, &alpha))
-    return oxp_sym_op2(c, "Mul", v, oxp_sym_in_as(c, n, 2, dtype));
+    return oxp_m_arith(c, "Mul", v, oxp_sym_in_as(c, n, 2, dtype), dtype);
   if (alpha == 1) return v;
-  return oxp_sym_op2(c, "Mul", v, oxp_sym_const_scalar(c, alpha, dtype));
+  return oxp_m_arith(c, "Mul", v, oxp_sym_const_scalar(c, alpha, dtype), dtype);
 }
 
 static oxp_status binary(oxp_sctx *c, oxp_node *n, const char *op) {
   oxp_value *a, *b;
   if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, op, a, b));
+  return oxp_m_set_out(c, n, 0, oxp_m_arith(c, op, a, b, oxp_sym_dtype(a)));
 }
 
 oxp_status oxp_s_add(oxp_sctx *c, oxp_node *n) {
   oxp_value *a, *b;
   if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
-  b = scale_alpha(c, n, b, oxp_sym_dtype(a));
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Add", a, b));
+  int dt = oxp_sym_dtype(a);
+  b = scale_alpha(c, n, b, dt);
+  return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Add", a, b, dt));
 }
 
 oxp_status oxp_s_sub(oxp_sctx *c, oxp_node *n) {
   oxp_value *a, *b;
   if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
-  b = scale_alpha(c, n, b, oxp_sym_dtype(a));
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Sub", a, b));
+  int dt = oxp_sym_dtype(a);
+  b = scale_alpha(c, n, b, dt);
+  return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Sub", a, b, dt));
 }
 
 /* rsub(self, other, alpha) = other - self * alpha */
 oxp_status oxp_s_rsub(oxp_sctx *c, oxp_node *n) {
   oxp_value *a, *b;
   if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
-  a = scale_alpha(c, n, a, oxp_sym_dtype(b));
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Sub", b, a));
+  int dt = oxp_sym_dtype(b);
+  a = scale_alpha(c, n, a, dt);
+  return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Sub", b, a, dt));
 }
 
 oxp_status oxp_s_mul(oxp_sctx *c, oxp_node *n) { return binary(c, n, "Mul"); }
 
-/* div(a, b[, rounding_mode]): true division happens in the (floating)
- * output type; "trunc" and "floor" round the quotient. */
+/* a / b rounded as mode says ('t'runc, 'f'loor, 0: true division), in
+ * the output dtype dt. Integer quotients stay integer: Div truncates. */
+static oxp_value *divide(oxp_sctx *c, oxp_value *a, oxp_value *b, char mode,
+                         int dt) {
+  if (!oxp_dtype_is_float(dt)) {
+    if (mode == 'f') return oxp_m_floor_div_int(c, a, b, dt);
+    return oxp_m_arith(c, "Div", a, b, dt);
+  }
+  oxp_value *q = oxp_sym_op2(c, "Div", a, b);
+  oxp_sym_set_type(c, q, dt, -1, NULL);
+  if (mode == 't') return oxp_m_trunc(c, q);
+  if (mode == 'f') return oxp_sym_op1(c, "Floor", q);
+  return q;
+}
+
+static oxp_status div_mode(oxp_sctx *c, oxp_node *n, char mode) {
+  oxp_value *a, *b;
+  int dt = oxp_m_out_dtype(c, n);
+  if (!oxp_m_pair(c, n, 0, 1, dt, &a, &b)) return oxp_sym_status(c);
+  return oxp_m_set_out(c, n, 0, divide(c, a, b, mode, dt));
+}
+
+/* div(a, b[, rounding_mode]): the traced output dtype is float for true
+ * division, the promoted type when rounding. */
 oxp_status oxp_s_div(oxp_sctx *c, oxp_node *n) {
   const char *mode = NULL;
   if (n->ninputs > 2 && !oxp_sym_is_none(n, 2) && !oxp_sym_str(n, 2, &mode))
     return oxp_sym_unsupported(c, "div with a runtime rounding_mode");
-  if (!mode) return binary(c, n, "Div");
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
-  bool is_float = oxp_dtype_is_float(dt);
-  int work = is_float ? dt : OXP_DT_DOUBLE;
-  oxp_value *a = oxp_sym_in_as(c, n, 0, work);
-  oxp_value *b = a ? oxp_sym_in_as(c, n, 1, work) : NULL;
-  oxp_value *q = oxp_sym_op2(c, "Div", a, b);
-  if (mode[0] == 't') {
-    /* trunc(q) = sign(q) * floor(|q|): Trunc itself does not exist. */
-    oxp_value *fl = oxp_sym_op1(c, "Floor", oxp_sym_op1(c, "Abs", q));
-    q = oxp_sym_op2(c, "Mul", oxp_sym_op1(c, "Sign", q), fl);
-  } else if (mode[0] == 'f') {
-    q = oxp_sym_op1(c, "Floor", q);
-  } else {
+  if (mode && strcmp(mode, "trunc") != 0 && strcmp(mode, "floor") != 0)
     return oxp_sym_unsupported(c, "this rounding_mode");
+  return div_mode(c, n, mode ? mode[0] : 0);
+}
+
+oxp_status oxp_s_true_divide(oxp_sctx *c, oxp_node *n) {
+  return div_mode(c, n, 0);
+}
+
+/* torch 1.13 floor_divide rounds toward -inf (earlier versions, and the
+ * legacy exporter, truncated). */
+oxp_status oxp_s_floor_divide(oxp_sctx *c, oxp_node *n) {
+  return div_mode(c, n, 'f');
+}
+
+/* fmod: C's fmod / truncated integer remainder, sign of the dividend. */
+oxp_status oxp_s_fmod(oxp_sctx *c, oxp_node *n) {
+  oxp_value *a, *b;
+  if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
+  oxp_node *m = oxp_sym_op(c, "Mod", (oxp_value *[]){a, b}, 2, 1);
+  if (!m) return oxp_sym_status(c);
+  oxp_attr_set_i(m, "fmod", 1);
+  return oxp_m_set_out(c, n, 0, m->outputs[0]);
+}
+
+/* remainder: Python's modulo, sign of the divisor. Mod(fmod=0) is that
+ * for integers; floats need fmod=1 (exact) and a fix-up where the signs
+ * differ. Opset 9 has no Mod: a - floor(a / b) * b. */
+oxp_status oxp_s_remainder(oxp_sctx *c, oxp_node *n) {
+  oxp_value *a, *b;
+  if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
+  int dt = oxp_sym_dtype(a);
+  bool fl = oxp_dtype_is_float(dt);
+  if (oxp_sym_opset(c) < 10) {
+    oxp_value *q = divide(c, a, b, 'f', dt);
+    return oxp_m_set_out(c, n, 0,
+        oxp_m_arith(c, "Sub", a, oxp_m_arith(c, "Mul", q, b, dt), dt));
   }
-  if (!is_float) q = oxp_sym_cast(c, q, dt);
-  return oxp_sym_set_out(c, n, 0, q);
+  oxp_node *m = oxp_sym_op(c, "Mod", (oxp_value *[]){a, b}, 2, 1);
+  if (!m) return oxp_sym_status(c);
+  oxp_attr_set_i(m, "fmod", fl);
+  oxp_value *r = m->outputs[0];
+  if (!fl) return oxp_m_set_out(c, n, 0, r);
+  oxp_sym_set_type(c, r, dt, -1, NULL);
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, dt);
+  oxp_value *fix = oxp_sym_op2(c, "Or",
+      oxp_sym_op2(c, "And", oxp_sym_op2(c, "Less", r, zero),
+                  oxp_sym_op2(c, "Greater", b, zero)),
+      oxp_sym_op2(c, "And", oxp_sym_op2(c, "Greater", r, zero),
+                  oxp_sym_op2(c, "Less", b, zero)));
+  return oxp_m_set_out(c, n, 0,
+      oxp_sym_op3(c, "Where", fix, oxp_sym_op2(c, "Add", r, b), r));
+}
+
+/* pow(self, exponent): Pow-7 is float-only with one type for both;
+ * Pow-12 takes int bases and a separate exponent type. */
+oxp_status oxp_s_pow(oxp_sctx *c, oxp_node *n) {
+  int dt = oxp_m_out_dtype(c, n);
+  bool fl = oxp_dtype_is_float(dt);
+  int w = fl ? dt
+             : oxp_sym_opset(c) >= 12 && (dt == OXP_DT_INT32 || dt == OXP_DT_INT64)
+                   ? dt
+                   : oxp_sym_opset(c) >= 12 ? OXP_DT_INT64 : OXP_DT_DOUBLE;
+  /* Pow-7 knows float16/float/double; bfloat16 only from 13. */
+  if (dt == OXP_DT_BFLOAT16 && oxp_sym_opset(c) < 13) w = OXP_DT_FLOAT;
+  oxp_value *a, *b;
+  if (!oxp_m_pair(c, n, 0, 1, w, &a, &b)) return oxp_sym_status(c);
+  oxp_value *y = oxp_sym_op2(c, "Pow", a, b);
+  oxp_sym_set_type(c, y, w, -1, NULL);
+  return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, dt));
+}
+
+/* value * v, skipped for a constant value of one. */
+static oxp_value *scale_value(oxp_sctx *c, oxp_node *n, int i, oxp_value *v,
+                              int dt) {
+  double k = 1;
+  if (i >= n->ninputs || oxp_sym_is_none(n, i)) return v;
+  if (oxp_sym_float(n, i, &k) && k == 1) return v;
+  return oxp_m_arith(c, "Mul", v, oxp_sym_in_as(c, n, i, dt), dt);
+}
+
+/* addcmul / addcdiv(self, t1, t2, value) = self + value * (t1 op t2). */
+static oxp_status addc(oxp_sctx *c, oxp_node *n, const char *op) {
+  int dt = oxp_m_out_dtype(c, n);
+  oxp_value *s = oxp_sym_in_as(c, n, 0, dt), *a, *b;
+  if (!s || !oxp_m_pair(c, n, 1, 2, dt, &a, &b)) return oxp_sym_status(c);
+  oxp_value *t = oxp_m_arith(c, op, a, b, dt);
+  t = scale_value(c, n, 3, t, dt);
+  return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Add", s, t, dt));
+}
+
+oxp_status oxp_s_addcmul(oxp_sctx *c, oxp_node *n) { return addc(c, n, "Mul"); }
+oxp_status oxp_s_addcdiv(oxp_sctx *c, oxp_node *n) { return addc(c, n, "Div"); }
+
+/* lerp(self, end, weight), with torch's two-sided formula so results
+ * match to the last bit: |w| < 0.5 ? self + w * (end - self)
+ *                                  : end - (end - self) * (1 - w). */
+oxp_status oxp_s_lerp(oxp_sctx *c, oxp_node *n) {
+  int dt = oxp_m_out_dtype(c, n);
+  oxp_value *s, *e, *w = NULL;
+  if (!oxp_m_pair(c, n, 0, 1, dt, &s, &e) ||
+      !(w = oxp_sym_in_as(c, n, 2, dt)))
+    return oxp_sym_status(c);
+  double wk;
+  bool known = oxp_sym_float(n, 2, &wk);
+  oxp_value *d = oxp_sym_op2(c, "Sub", e, s), *lo = NULL, *hi = NULL;
+  if (!known || fabs(wk) < 0.5)
+    lo = oxp_sym_op2(c, "Add", s, oxp_sym_op2(c, "Mul", w, d));
+  if (!known || !(fabs(wk) < 0.5))
+    hi = oxp_sym_op2(c, "Sub", e, oxp_sym_op2(c, "Mul", d,
+        oxp_sym_op2(c, "Sub", oxp_sym_const_scalar(c, 1, dt), w)));
+  if (known) return oxp_m_set_out(c, n, 0, lo ? lo : hi);
+  oxp_value *small = oxp_sym_op2(c, "Less", oxp_sym_op1(c, "Abs", w),
+                                 oxp_sym_const_scalar(c, 0.5, dt));
+  return oxp_m_set_out(c, n, 0, oxp_sym_op3(c, "Where", small, lo, hi));
 }
 
 static oxp_status unary(oxp_sctx *c, oxp_node *n, const char *op) {
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op1(c, op, oxp_sym_in(c, n, 0)));
+  return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, oxp_sym_in(c, n, 0)));
 }
 
 oxp_status oxp_s_neg(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Neg"); }
@@ -119,7 +235,7 @@ oxp_status oxp_s_gelu(oxp_sctx *c, oxp_node *n) {
   oxp_value *y = oxp_sym_op2(c, "Add", inner, oxp_sym_const_scalar(c, 1, dt));
   y = oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Mul", x, y),
                   oxp_sym_const_scalar(c, 0.5, dt));
-  return oxp_sym_set_out(c, n, 0, y);
+  return oxp_m_set_out(c, n, 0, y);
 }
 
 oxp_status oxp_s_gelu20(oxp_sctx *c, oxp_node *n) {
@@ -127,11 +243,11 @@ oxp_status oxp_s_gelu20(oxp_sctx *c, oxp_node *n) {
   oxp_node *g = x ? oxp_sym_op(c, "Gelu", &x, 1, 1) : NULL;
   if (!g) return oxp_sym_status(c);
   if (gelu_tanh(n)) oxp_attr_set_s(g, "approximate", "tanh");
-  return oxp_sym_set_out(c, n, 0, g->outputs[0]);
+  return oxp_m_set_out(c, n, 0, g->outputs[0]);
 }
 
 oxp_status oxp_s_matmul(oxp_sctx *c, oxp_node *n) {
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "MatMul", oxp_sym_in(c, n, 0),
+  return oxp_m_set_out(c, n, 0, oxp_sym_op2(c, "MatMul", oxp_sym_in(c, n, 0),
                                               oxp_sym_in(c, n, 1)));
 }
 
@@ -149,7 +265,7 @@ oxp_status oxp_s_addmm(oxp_sctx *c, oxp_node *n) {
   if (!g) return oxp_sym_status(c);
   if (beta != 1) oxp_attr_set_f(g, "beta", beta);
   if (alpha != 1) oxp_attr_set_f(g, "alpha", alpha);
-  return oxp_sym_set_out(c, n, 0, g->outputs[0]);
+  return oxp_m_set_out(c, n, 0, g->outputs[0]);
 }
 
 /* linear(x, w, b): Gemm with transB for 2-D input, else MatMul with the
@@ -165,7 +281,7 @@ oxp_status oxp_s_linear(oxp_sctx *c, oxp_node *n) {
     oxp_node *g = oxp_sym_op(c, "Gemm", in, has_bias ? 3 : 2, 1);
     if (!g) return oxp_sym_status(c);
     oxp_attr_set_i(g, "transB", 1);
-    return oxp_sym_set_out(c, n, 0, g->outputs[0]);
+    return oxp_m_set_out(c, n, 0, g->outputs[0]);
   }
   oxp_node *t = oxp_sym_op(c, "Transpose", &w, 1, 1);
   if (!t) return oxp_sym_status(c);
@@ -176,5 +292,5 @@ oxp_status oxp_s_linear(oxp_sctx *c, oxp_node *n) {
   }
   oxp_value *y = oxp_sym_op2(c, "MatMul", x, t->outputs[0]);
   if (b) y = oxp_sym_op2(c, "Add", y, b);
-  return oxp_sym_set_out(c, n, 0, y);
+  return oxp_m_set_out(c, n, 0, y);
 }

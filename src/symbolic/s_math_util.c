@@ -1,0 +1,334 @@
+/* s_math_util.c: type promotion, opset-aware elementwise forms and
+ * reduction dims shared by the math, comparison and reduction symbolics.
+ * Older opsets define many ops only for float or for int32/int64, so the
+ * forms here pick the op (or a wider compute type) the opset allows. */
+#include <string.h>
+
+#include "s_math_util.h"
+
+/* ---- dtypes ---------------------------------------------------------------- */
+
+static int category(int dt) {
+  if (dt == OXP_DT_BOOL) return 0;
+  if (oxp_dtype_is_int(dt)) return 1;
+  if (oxp_dtype_is_float(dt)) return 2;
+  return dt == OXP_DT_COMPLEX64 || dt == OXP_DT_COMPLEX128 ? 3 : -1;
+}
+
+static int float_rank(int dt) {
+  switch (dt) {
+  case OXP_DT_FLOAT16: return 1;
+  case OXP_DT_BFLOAT16: return 2;
+  case OXP_DT_FLOAT: return 3;
+  case OXP_DT_DOUBLE: return 4;
+  default: return 0;
+  }
+}
+
+static bool is_unsigned(int dt) {
+  return dt == OXP_DT_UINT8 || dt == OXP_DT_UINT16 || dt == OXP_DT_UINT32 ||
+         dt == OXP_DT_UINT64;
+}
+
+static int signed_of_size(size_t sz) {
+  switch (sz) {
+  case 1: return OXP_DT_INT8;
+  case 2: return OXP_DT_INT16;
+  case 4: return OXP_DT_INT32;
+  default: return OXP_DT_INT64;
+  }
+}
+
+int oxp_m_promote(int a, int b) {
+  if (!a) return b;
+  if (!b || a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) {
+    /* half with bfloat16 meet in float32. */
+    if (float_rank(a) + float_rank(b) == 3) return OXP_DT_FLOAT;
+    return float_rank(a) > float_rank(b) ? a : b;
+  }
+  if (ca == 1) {
+    size_t sa = oxp_dtype_size(a), sb = oxp_dtype_size(b);
+    if (is_unsigned(a) == is_unsigned(b)) return sa >= sb ? a : b;
+    /* uint8 with a signed type: a signed type wide enough for both. */
+    size_t su = is_unsigned(a) ? sa : sb, ss = is_unsigned(a) ? sb : sa;
+    return signed_of_size(ss > su ? ss : su * 2);
+  }
+  return a;
+}
+
+int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i) {
+  const oxp_type *t = oxp_sym_in_type(n, i);
+  if (t) {
+    switch (t->kind) {
+    case OXP_T_INT: return OXP_DT_INT64;
+    case OXP_T_FLOAT: return OXP_DT_FLOAT;
+    case OXP_T_BOOL: return OXP_DT_BOOL;
+    case OXP_T_TENSOR: if (t->dtype) return t->dtype; break;
+    default: break;
+    }
+  }
+  if (oxp_sym_is_none(n, i)) return 0;
+  oxp_value *v = oxp_sym_in(c, n, i);
+  return oxp_sym_dtype(v);
+}
+
+/* 0: dimensioned tensor, 1: 0-d tensor, 2: Python scalar. */
+static int priority(oxp_node *n, int i) {
+  const oxp_type *t = oxp_sym_in_type(n, i);
+  if (!t || t->kind == OXP_T_TENSOR) return t && t->rank == 0 ? 1 : 0;
+  return 2;
+}
+
+/* torch's combine_categories(higher, lower): a lower-priority operand
+ * changes the type only when it is of a higher category. */
+static int combine(int higher, int lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (category(higher) >= 2) return higher;
+  if (higher == OXP_DT_BOOL || oxp_dtype_is_float(lower))
+    return oxp_m_promote(higher, lower);
+  return higher;
+}
+
+int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
+  int r[3] = {0, 0, 0};
+  int idx[2] = {i, j};
+  for (int k = 0; k < 2; k++) {
+    if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
+    int dt = oxp_m_in_dtype(c, n, idx[k]);
+    int p = priority(n, idx[k]);
+    /* Python floats are the default dtype, not double. */
+    if (p == 2 && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
+    r[p] = oxp_m_promote(r[p], dt);
+  }
+  return combine(r[0], combine(r[1], r[2]));
+}
+
+int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n) {
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  return dt ? dt : oxp_m_result_dtype(c, n, 0, n->ninputs > 1 ? 1 : -1);
+}
+
+bool oxp_m_pair(oxp_sctx *c, oxp_node *n, int i, int j, int dt, oxp_value **a,
+                oxp_value **b) {
+  *a = oxp_sym_in_as(c, n, i, dt);
+  *b = *a ? oxp_sym_in_as(c, n, j, dt) : NULL;
+  return *a && *b;
+}
+
+int oxp_m_arith_dtype(oxp_sctx *c, int dt) {
+  (void)c;
+  /* The spec allows 8/16-bit types from opset 14, but onnxruntime's CPU
+   * kernels implement only float, double, int32 and int64. */
+  switch (dt) {
+  case OXP_DT_INT8: case OXP_DT_INT16: case OXP_DT_UINT8: case OXP_DT_UINT16:
+    return OXP_DT_INT32;
+  case OXP_DT_UINT32: case OXP_DT_UINT64:
+    return OXP_DT_INT64;
+  default:
+    return dt;
+  }
+}
+
+oxp_value *oxp_m_to(oxp_sctx *c, oxp_value *v, int dt) {
+  if (!v || !dt || oxp_sym_dtype(v) == dt) return v;
+  return oxp_sym_cast(c, v, dt);
+}
+
+oxp_status oxp_m_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v) {
+  const oxp_type *t = oxp_sym_out_type(n, i);
+  if (v && v->type && v->type->kind == OXP_T_TENSOR && v->type->rank < 0 &&
+      t && t->kind == OXP_T_TENSOR && t->rank >= 0) {
+    /* The traced rank and dims, kept only when no axis is dynamic. */
+    int dt = v->type->dtype ? v->type->dtype : t->dtype;
+    bool fixed = oxp_sym_options(c)->n_dynamic_axes == 0;
+    v->type = oxp_type_tensor(oxp_sym_arena(c), dt, t->rank, NULL);
+    for (int k = 0; v->type && k < t->rank; k++)
+      v->type->dims[k] = fixed && t->dims ? t->dims[k] : -1;
+  }
+  return oxp_sym_set_out(c, n, i, v);
+}
+
+/* ---- elementwise forms ----------------------------------------------------- */
+
+oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
+                       oxp_value *b, int dt) {
+  int w = oxp_m_arith_dtype(c, dt);
+  oxp_value *r = oxp_sym_op2(c, op, oxp_m_to(c, a, w), oxp_m_to(c, b, w));
+  oxp_sym_set_type(c, r, w, -1, NULL);
+  return oxp_m_to(c, r, dt);
+}
+
+oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
+                               int dt) {
+  /* In int64 where the opset's Div/Equal lack the type. */
+  int w = oxp_m_arith_dtype(c, dt);
+  if (w == dt && oxp_sym_opset(c) < 11 && dt != OXP_DT_INT32 &&
+      dt != OXP_DT_INT64)
+    w = OXP_DT_INT64;
+  a = oxp_m_to(c, a, w);
+  b = oxp_m_to(c, b, w);
+  oxp_value *q = oxp_sym_op2(c, "Div", a, b);
+  oxp_sym_set_type(c, q, w, -1, NULL);
+  oxp_value *r = oxp_sym_op2(c, "Sub", a, oxp_sym_op2(c, "Mul", q, b));
+  oxp_sym_set_type(c, r, w, -1, NULL);
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, w);
+  /* A nonzero remainder whose sign differs from the divisor's means the
+   * truncated quotient is one above the floor. */
+  oxp_value *fix = oxp_sym_op2(c, "And",
+      oxp_sym_op1(c, "Not", oxp_sym_op2(c, "Equal", r, zero)),
+      oxp_sym_op2(c, "Xor", oxp_sym_op2(c, "Less", r, zero),
+                  oxp_sym_op2(c, "Less", b, zero)));
+  oxp_value *q1 = oxp_sym_op2(c, "Sub", q, oxp_sym_const_scalar(c, 1, w));
+  oxp_value *y = oxp_sym_op3(c, "Where", fix, q1, q);
+  oxp_sym_set_type(c, y, w, -1, NULL);
+  return oxp_m_to(c, y, dt);
+}
+
+oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v) {
+  oxp_value *fl = oxp_sym_op1(c, "Floor", oxp_sym_op1(c, "Abs", v));
+  oxp_value *y = oxp_sym_op2(c, "Mul", oxp_sym_op1(c, "Sign", v), fl);
+  oxp_sym_set_type(c, y, oxp_sym_dtype(v), -1, NULL);
+  return y;
+}
+
+static oxp_value *is_nan_either(oxp_sctx *c, oxp_value *a, oxp_value *b) {
+  return oxp_sym_op2(c, "Or", oxp_sym_op1(c, "IsNaN", a),
+                     oxp_sym_op1(c, "IsNaN", b));
+}
+
+oxp_value *oxp_m_compare(oxp_sctx *c, const char *op, oxp_value *a,
+                         oxp_value *b, int dt) {
+  int opset = oxp_sym_opset(c);
+  bool fl = oxp_dtype_is_float(dt);
+  bool eq = strcmp(op, "Equal") == 0;
+  bool or_eq = strstr(op, "OrEqual") != NULL;
+  if (dt == OXP_DT_BOOL && !eq) {
+    /* Greater/Less have no bool form. */
+    a = oxp_m_to(c, a, OXP_DT_INT32);
+    b = oxp_m_to(c, b, OXP_DT_INT32);
+    dt = OXP_DT_INT32;
+  } else if (!fl && dt != OXP_DT_BOOL && opset < 11 && dt != OXP_DT_INT32 &&
+             dt != OXP_DT_INT64) {
+    /* Equal-7 knows bool/int32/int64 only. */
+    a = oxp_m_to(c, a, OXP_DT_INT32);
+    b = oxp_m_to(c, b, OXP_DT_INT32);
+  }
+  if (eq && fl && opset < 11) {
+    /* Equal-7 has no float form: neither less nor greater, nor NaN. */
+    oxp_value *ne = oxp_sym_op2(c, "Or", oxp_sym_op2(c, "Less", a, b),
+                                oxp_sym_op2(c, "Greater", a, b));
+    return oxp_sym_op1(c, "Not", oxp_sym_op2(c, "Or", ne, is_nan_either(c, a, b)));
+  }
+  if (or_eq && opset < 12) {
+    /* a >= b is not (a < b), except that NaN compares false. */
+    const char *inv = op[0] == 'G' ? "Less" : "Greater";
+    oxp_value *bad = oxp_sym_op2(c, inv, a, b);
+    if (fl) bad = oxp_sym_op2(c, "Or", bad, is_nan_either(c, a, b));
+    return oxp_sym_op1(c, "Not", bad);
+  }
+  return oxp_sym_op2(c, op, a, b);
+}
+
+oxp_value *oxp_m_maxmin(oxp_sctx *c, bool is_max, oxp_value *a, oxp_value *b,
+                        int dt) {
+  if (dt == OXP_DT_BOOL)
+    return oxp_sym_op2(c, is_max ? "Or" : "And", a, b);
+  if (oxp_dtype_is_float(dt) || oxp_sym_opset(c) >= 12)
+    return oxp_sym_op2(c, is_max ? "Max" : "Min", a, b);
+  /* Max-8/Min-8 are float-only. */
+  oxp_value *pick = oxp_m_compare(c, is_max ? "Greater" : "Less", a, b, dt);
+  return oxp_sym_op3(c, "Where", pick, a, b);
+}
+
+oxp_value *oxp_m_fill_bool(oxp_sctx *c, oxp_value *x, bool v) {
+  oxp_value *shape = oxp_sym_op1(c, "Shape", x);
+  oxp_node *k = shape ? oxp_sym_op(c, "ConstantOfShape", &shape, 1, 1) : NULL;
+  if (!k) return NULL;
+  oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_BOOL, 1,
+                                   (int64_t[]){1});
+  if (!t) return NULL;
+  ((uint8_t *)t->data)[0] = v;
+  oxp_attr_set_t(k, "value", t);
+  oxp_sym_set_type(c, k->outputs[0], OXP_DT_BOOL, oxp_sym_rank(x), NULL);
+  return k->outputs[0];
+}
+
+/* ---- reductions ----------------------------------------------------------- */
+
+bool oxp_m_dims(oxp_sctx *c, oxp_node *n, int i, oxp_value *x, bool empty_all,
+                int64_t **dims, int *k) {
+  *dims = NULL;
+  *k = 0;
+  if (i >= n->ninputs || oxp_sym_is_none(n, i)) return true;
+  int64_t *d;
+  int m;
+  if (!oxp_sym_need_ints(c, n, i, &d, &m)) return false;
+  if (m == 0 && !empty_all) {
+    oxp_sym_unsupported(c, "an empty dim list");
+    return false;
+  }
+  int r = oxp_sym_rank(x);
+  int64_t *out = oxp_alloc(oxp_sym_arena(c), sizeof *out * (size_t)(m + 1));
+  if (!out) return false;
+  for (int j = 0; j < m; j++) {
+    out[j] = d[j];
+    /* A 0-d tensor reduces over dim 0 or -1 as over nothing. */
+    if (r == 0 && (d[j] == 0 || d[j] == -1)) { m = 0; break; }
+    if (r > 0 && !oxp_sym_axis(d[j], r, &out[j])) {
+      oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: dim %lld out of range for rank %d",
+                   n->kind, (long long)d[j], r);
+      return false;
+    }
+    if (r < 0 && d[j] < 0 && oxp_sym_opset(c) < 11) {
+      oxp_sym_unsupported(c, "a negative dim on a tensor of unknown rank");
+      return false;
+    }
+  }
+  *dims = out;
+  *k = m;
+  return true;
+}
+
+bool oxp_m_dtype_arg(oxp_sctx *c, oxp_node *n, int i, oxp_value **x) {
+  if (i >= n->ninputs || oxp_sym_is_none(n, i)) return true;
+  int64_t st;
+  int dt;
+  if (!oxp_sym_int(n, i, &st) || !(dt = oxp_dtype_from_scalar_type(st))) {
+    oxp_sym_unsupported(c, "a runtime or unknown dtype argument");
+    return false;
+  }
+  *x = oxp_m_to(c, *x, dt);
+  return *x != NULL;
+}
+
+oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                       int dt) {
+  int r = oxp_sym_rank(x);
+  const oxp_type *t = x ? x->type : NULL;
+  bool fixed = r >= 0 && t && t->dims && oxp_sym_options(c)->n_dynamic_axes == 0;
+  double cnt = 1;
+  for (int j = 0; fixed && j < (k ? k : r); j++) {
+    int64_t d = t->dims[k ? dims[j] : j];
+    if (d < 0) fixed = false;
+    cnt *= (double)d;
+  }
+  if (fixed) return oxp_sym_const_scalar(c, cnt, dt);
+  oxp_value *shape = oxp_sym_op1(c, "Shape", x);
+  oxp_sym_set_type(c, shape, OXP_DT_INT64, 1, NULL);
+  if (k) {
+    oxp_value *idx = oxp_sym_const_i64s(c, dims, k);
+    oxp_node *g = shape ? oxp_sym_op(c, "Gather", (oxp_value *[]){shape, idx},
+                                     2, 1) : NULL;
+    if (!g) return NULL;
+    oxp_attr_set_i(g, "axis", 0);
+    shape = g->outputs[0];
+    oxp_sym_set_type(c, shape, OXP_DT_INT64, 1, NULL);
+  }
+  oxp_value *p = oxp_sym_reduce(c, "ReduceProd", shape, NULL, 0, false);
+  oxp_sym_set_type(c, p, OXP_DT_INT64, 0, NULL);
+  return oxp_m_to(c, p, dt);
+}

@@ -1,0 +1,76 @@
+/* s_math_util.h: helpers private to the math, comparison and reduction
+ * symbolics (s_arith.c, s_math_*.c, s_cmp.c, s_cast.c, s_reduce*.c):
+ * torch's type promotion over a node's inputs, opset-aware elementwise
+ * forms that older opsets only define for some dtypes, and reduction
+ * dims. Prefix oxp_m_. */
+#ifndef OXP_S_MATH_UTIL_H
+#define OXP_S_MATH_UTIL_H
+
+#include "ops.h"
+
+/* ---- dtypes ---------------------------------------------------------------- */
+
+/* Element type of source input i: the traced type, else the lowered
+ * value's; 0 when unknown. Scalars are int64 / float32 / bool. */
+int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i);
+/* torch.result_type over inputs i and j (j < 0: only i): dimensioned
+ * tensors win over 0-d tensors, which win over Python scalars, unless a
+ * lower-priority operand is of a higher category (bool < int < float). */
+int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j);
+/* torch.promote_types. */
+int oxp_m_promote(int a, int b);
+/* Output dtype of n, else the result type of inputs 0 and 1. */
+int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n);
+/* Inputs i and j in dtype dt. */
+bool oxp_m_pair(oxp_sctx *c, oxp_node *n, int i, int j, int dt, oxp_value **a,
+                oxp_value **b);
+/* The dtype Add/Sub/Mul/Div compute dt in: int32 or int64 for the
+ * narrow and unsigned integer types (results wrap back by Cast). */
+int oxp_m_arith_dtype(oxp_sctx *c, int dt);
+/* v cast to dt unless it already has that dtype. */
+oxp_value *oxp_m_to(oxp_sctx *c, oxp_value *v, int dt);
+
+/* oxp_sym_set_out, but a value typed here without a rank (intermediate
+ * helpers know only the dtype; Cast copies an unknown rank) takes the
+ * traced rank and dims, which oxp_sym_set_out keeps only for untyped
+ * values. */
+oxp_status oxp_m_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v);
+
+/* ---- elementwise forms ----------------------------------------------------- */
+
+/* op (Add, Sub, Mul, Div) of a and b, both of dtype dt, computed in the
+ * dtype this opset allows and cast back. */
+oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
+                       oxp_value *b, int dt);
+/* Integer floor division (Div truncates toward zero). */
+oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
+                               int dt);
+/* trunc(v) for floating v: no Trunc op exists. */
+oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v);
+/* Elementwise Greater/Less ("Greater", "Less", "GreaterOrEqual",
+ * "LessOrEqual", "Equal") of a and b of dtype dt, in forms the opset
+ * defines for that dtype (NaN compares false, as in torch). */
+oxp_value *oxp_m_compare(oxp_sctx *c, const char *op, oxp_value *a,
+                         oxp_value *b, int dt);
+/* Elementwise max (is_max) or min of a and b of dtype dt (Max/Min where
+ * the opset defines them for dt, else Where of a comparison). */
+oxp_value *oxp_m_maxmin(oxp_sctx *c, bool is_max, oxp_value *a, oxp_value *b,
+                        int dt);
+/* A bool tensor shaped like x, all v. */
+oxp_value *oxp_m_fill_bool(oxp_sctx *c, oxp_value *x, bool v);
+
+/* ---- reductions ----------------------------------------------------------- */
+
+/* Reduction dims from input i: None or an empty list (when empty_all)
+ * mean every axis (*k = 0); negative dims are normalized against the rank
+ * of x, as opsets before 11 require. false after a diagnostic. */
+bool oxp_m_dims(oxp_sctx *c, oxp_node *n, int i, oxp_value *x, bool empty_all,
+                int64_t **dims, int *k);
+/* Applies a dtype argument at input i (None: no change). */
+bool oxp_m_dtype_arg(oxp_sctx *c, oxp_node *n, int i, oxp_value **x);
+/* The number of elements reduced over dims (k == 0: all) as a 0-d tensor
+ * of dtype dt: a constant when the shape is static, else from Shape. */
+oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                       int dt);
+
+#endif

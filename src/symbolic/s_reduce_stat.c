@@ -1,0 +1,73 @@
+/* s_reduce_stat.c: std, var, std_mean, var_mean. The variance is the sum
+ * of squared deviations over N - correction, where torch's unbiased=True
+ * is correction 1 and False is 0; the std is its square root. */
+#include "s_math_util.h"
+
+typedef struct {
+  int64_t *dims;
+  int k;
+  bool keep;
+  double corr;
+} stat_args;
+
+/* (x, unbiased) | (x, dims, unbiased, keepdim) |
+ * (x, dims?, correction?, keepdim): input 2 is a bool for unbiased, an
+ * int (or None, meaning 1) for correction. */
+static bool parse(oxp_sctx *c, oxp_node *n, oxp_value *x, stat_args *a) {
+  a->dims = NULL;
+  a->k = 0;
+  a->keep = false;
+  a->corr = 1;
+  int iu = 1;
+  if (n->ninputs >= 4) {
+    if (!oxp_m_dims(c, n, 1, x, true, &a->dims, &a->k)) return false;
+    if (!oxp_sym_bool(n, 3, &a->keep)) {
+      oxp_sym_unsupported(c, "a runtime keepdim");
+      return false;
+    }
+    iu = 2;
+  }
+  if (iu >= n->ninputs || oxp_sym_is_none(n, iu)) return true;
+  const oxp_type *t = oxp_sym_in_type(n, iu);
+  bool unbiased;
+  if (t && t->kind == OXP_T_BOOL && oxp_sym_bool(n, iu, &unbiased)) {
+    a->corr = unbiased;
+    return true;
+  }
+  if (oxp_sym_float(n, iu, &a->corr)) return true;
+  oxp_sym_unsupported(c, "a runtime correction");
+  return false;
+}
+
+/* Emits the variance (and, if mean is non-NULL, the mean kept as the
+ * keepdim argument says). */
+static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
+                           int dt, oxp_value **mean) {
+  oxp_value *m = oxp_sym_reduce(c, "ReduceMean", x, a->dims, a->k, true);
+  oxp_value *d = oxp_sym_op2(c, "Sub", x, m);
+  oxp_value *s = oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Mul", d, d),
+                                a->dims, a->k, a->keep);
+  oxp_value *cnt = oxp_m_count(c, x, a->dims, a->k, dt);
+  if (a->corr != 0)
+    cnt = oxp_sym_op2(c, "Sub", cnt, oxp_sym_const_scalar(c, a->corr, dt));
+  if (mean) *mean = a->keep ? m : oxp_sym_squeeze(c, m, a->dims, a->k);
+  return oxp_sym_op2(c, "Div", s, cnt);
+}
+
+static oxp_status stat(oxp_sctx *c, oxp_node *n, bool is_std, bool with_mean) {
+  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
+  stat_args a;
+  if (!x || !parse(c, n, x, &a)) return oxp_sym_status(c);
+  oxp_value *mean = NULL;
+  oxp_value *v = variance(c, x, &a, dt, with_mean ? &mean : NULL);
+  if (is_std) v = oxp_sym_op1(c, "Sqrt", v);
+  oxp_status st = oxp_m_set_out(c, n, 0, v);
+  if (st || !with_mean) return st;
+  return oxp_m_set_out(c, n, 1, mean);
+}
+
+oxp_status oxp_s_std(oxp_sctx *c, oxp_node *n) { return stat(c, n, true, false); }
+oxp_status oxp_s_var(oxp_sctx *c, oxp_node *n) { return stat(c, n, false, false); }
+oxp_status oxp_s_std_mean(oxp_sctx *c, oxp_node *n) { return stat(c, n, true, true); }
+oxp_status oxp_s_var_mean(oxp_sctx *c, oxp_node *n) { return stat(c, n, false, true); }
