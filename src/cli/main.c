@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "serialize.h"
 #include "../../symbolic/sym.h"
 
 #define ONNXEXP_VERSION_STRING "0.1.0"
@@ -33,18 +34,29 @@ static const char USAGE[] =
     "  --no-constant-folding      keep constant subgraphs as nodes\n"
     "  --keep-initializers-as-inputs  list weights among the graph inputs\n"
     "  --training eval|preserve|train  mode for dropout and batch_norm\n"
-    "  --doc-string TEXT          model doc_string\n"
+    "  --no-export-params         weights become plain graph inputs\n"
+    "  --operator-export-type onnx|onnx_aten|onnx_aten_fallback|onnx_fallthrough\n"
+    "                             what happens to aten ops (default onnx)\n"
+    "  --custom-opset DOMAIN=VERSION  opset_import for a custom domain\n"
+    "  --doc-string TEXT          model doc_string (keeps node doc_strings)\n"
+    "  --strip-doc-string         no doc strings at all (the default)\n"
     "  --verbose                  also print the exported graph\n"
     "  --pretty                   print the exported graph, write nothing\n"
     "  --list-ops                 list the supported ops (with --opset: at N)\n"
-    "  -q, --quiet                no warnings\n"
+    "  --external-data[=MODE]     tensors outside the model: 'file' (default:\n"
+    "                             one data file beside it) or 'reference'\n"
+    "                             (point into the safetensors sidecar)\n"
+    "  --external-data-name NAME  the data file's name (default OUT.onnx.data)\n"
+    "  -q, --quiet                no warnings, no progress display\n"
     "  --version                  print the version\n"
     "  -h, --help                 print this help\n";
 
 enum {
   OPT_WEIGHTS = 256, OPT_OPSET, OPT_INPUT_NAMES, OPT_OUTPUT_NAMES,
   OPT_DYNAMIC_AXES, OPT_NO_FOLD, OPT_KEEP_INITS, OPT_TRAINING, OPT_DOC,
-  OPT_VERBOSE, OPT_PRETTY, OPT_LIST_OPS, OPT_VERSION
+  OPT_VERBOSE, OPT_PRETTY, OPT_LIST_OPS, OPT_VERSION,
+  OPT_NO_EXPORT_PARAMS, OPT_EXPORT_TYPE, OPT_CUSTOM_OPSET, OPT_STRIP_DOC,
+  OPT_EXTERNAL, OPT_EXTERNAL_NAME
 };
 
 static const struct option LONGOPTS[] = {
@@ -58,9 +70,15 @@ static const struct option LONGOPTS[] = {
     {"keep-initializers-as-inputs", no_argument, 0, OPT_KEEP_INITS},
     {"training", required_argument, 0, OPT_TRAINING},
     {"doc-string", required_argument, 0, OPT_DOC},
+    {"no-export-params", no_argument, 0, OPT_NO_EXPORT_PARAMS},
+    {"operator-export-type", required_argument, 0, OPT_EXPORT_TYPE},
+    {"custom-opset", required_argument, 0, OPT_CUSTOM_OPSET},
+    {"strip-doc-string", no_argument, 0, OPT_STRIP_DOC},
     {"verbose", no_argument, 0, OPT_VERBOSE},
     {"pretty", no_argument, 0, OPT_PRETTY},
     {"list-ops", no_argument, 0, OPT_LIST_OPS},
+    {"external-data", optional_argument, 0, OPT_EXTERNAL},
+    {"external-data-name", required_argument, 0, OPT_EXTERNAL_NAME},
     {"quiet", no_argument, 0, 'q'},
     {"version", no_argument, 0, OPT_VERSION},
     {"help", no_argument, 0, 'h'},
@@ -73,9 +91,19 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* user is the progress display (or NULL): a warning must not be torn by
+ * the line it redraws. */
 static void warn(void *user, const char *msg) {
+  char line[1200];
+  snprintf(line, sizeof line, "onnxexp: warning: %s\n", msg);
+  if (user) oxp_progress_note(user, line);
+  else fputs(line, stderr);
+}
+
+static void emit_progress(void *user, const char *text) {
   (void)user;
-  fprintf(stderr, "onnxexp: warning: %s\n", msg);
+  fputs(text, stderr);
+  fflush(stderr);
 }
 
 /* Splits "a,b,c" into arena strings. */
@@ -116,6 +144,23 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
   }
   o->dynamic_axes = ax;
   o->n_dynamic_axes = n;
+  return 0;
+}
+
+/* DOMAIN=VERSION, repeatable: appended to o's custom opsets. */
+static int parse_custom_opset(oxp_arena *a, const char *s, oxp_options *o) {
+  const char *eq = strrchr(s, '=');
+  char *end = NULL;
+  long v = eq ? strtol(eq + 1, &end, 10) : 0;
+  if (!eq || eq == s || !eq[1] || *end || v < 1)
+    return usage_error("--custom-opset: expected DOMAIN=VERSION (VERSION >= 1), got '%s'", s);
+  oxp_opset_import *im = oxp_alloc(a, sizeof *im * (size_t)(o->n_custom_opsets + 1));
+  if (o->n_custom_opsets)
+    memcpy(im, o->custom_opsets, sizeof *im * (size_t)o->n_custom_opsets);
+  im[o->n_custom_opsets].domain = oxp_strndup(a, s, (size_t)(eq - s));
+  im[o->n_custom_opsets].version = v;
+  o->custom_opsets = im;
+  o->n_custom_opsets++;
   return 0;
 }
 
@@ -204,6 +249,7 @@ int main(int argc, char **argv) {
   o.warn = warn;
   const char *out = NULL, *weights = NULL;
   bool verbose = false, pretty = false, listops = false, opset_given = false;
+  bool strip_doc = false;
   int c;
   while ((c = getopt_long(argc, argv, "o:qh", LONGOPTS, NULL)) != -1) {
     char *end;
@@ -230,15 +276,36 @@ int main(int argc, char **argv) {
       else return usage_error("--training: expected eval, preserve or train, got '%s'", optarg);
       break;
     case OPT_DOC: o.doc_string = optarg; o.strip_doc_string = false; break;
+    case OPT_STRIP_DOC: strip_doc = true; break;
+    case OPT_NO_EXPORT_PARAMS: o.export_params = false; break;
+    case OPT_EXPORT_TYPE:
+      if (strcmp(optarg, "onnx") == 0) o.export_type = OXP_OET_ONNX;
+      else if (strcmp(optarg, "onnx_aten") == 0) o.export_type = OXP_OET_ONNX_ATEN;
+      else if (strcmp(optarg, "onnx_aten_fallback") == 0) o.export_type = OXP_OET_ONNX_ATEN_FALLBACK;
+      else if (strcmp(optarg, "onnx_fallthrough") == 0) o.export_type = OXP_OET_ONNX_FALLTHROUGH;
+      else return usage_error("--operator-export-type: expected onnx, onnx_aten, "
+                              "onnx_aten_fallback or onnx_fallthrough, got '%s'", optarg);
+      break;
+    case OPT_CUSTOM_OPSET:
+      if (parse_custom_opset(a, optarg, &o)) return 2;
+      break;
     case OPT_VERBOSE: verbose = true; break;
     case OPT_PRETTY: pretty = true; break;
     case OPT_LIST_OPS: listops = true; break;
+    case OPT_EXTERNAL:
+      if (!optarg || strcmp(optarg, "file") == 0) o.external_data = OXP_EXT_FILE;
+      else if (strcmp(optarg, "reference") == 0) o.external_data = OXP_EXT_REFERENCE;
+      else return usage_error("--external-data: expected file or reference, got '%s'", optarg);
+      break;
+    case OPT_EXTERNAL_NAME: o.external_data_name = optarg; break;
     case 'q': o.quiet = true; o.warn = NULL; break;
     case OPT_VERSION: printf("onnxexp %s\n", ONNXEXP_VERSION_STRING); return 0;
     case 'h': fputs(USAGE, stdout); return 0;
     default: fputs(USAGE, stderr); return 2;
     }
   }
+  /* --strip-doc-string wins whatever the order of the flags. */
+  if (strip_doc) o.strip_doc_string = true;
   if (listops) return list_ops(o.opset, !opset_given);
   if (optind != argc - 1)
     return usage_error("%s", optind >= argc ? "expected one MODEL.ir argument"
@@ -264,6 +331,13 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* Progress is for a person watching: only on a terminal, never with
+   * --quiet, and (inside the display) only after the first second. */
+  oxp_progress *prog = !o.quiet && isatty(STDERR_FILENO)
+                           ? oxp_progress_new(emit_progress, NULL)
+                           : NULL;
+  if (prog && o.warn) o.warn_user = prog;
+  oxp_progress_stage(prog, "export");
   oxp_graph *g = NULL;
   oxp_status s = oxp_export_graph(a, ir, text, len, st, &o, &g, &d);
   if (!s && (verbose || pretty)) {
@@ -271,7 +345,8 @@ int main(int argc, char **argv) {
     if (txt) fputs(txt, stdout);
     free(txt);
   }
-  if (!s && out) s = oxp_write_file(g, &o, out, &d);
+  if (!s && out) s = oxp_write_file_ex(g, &o, out, NULL, prog, &d);
+  oxp_progress_free(prog); /* clears the line before any error below */
   int rc = s ? report(&d) : 0;
   if (st) oxp_st_close(st);
   free(text);

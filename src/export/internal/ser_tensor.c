@@ -1,14 +1,12 @@
 /* ser_tensor.c: oxp_tensor -> TensorProto, for initializers and tensor
  * attributes alike.
  *
- * raw_data borrows t->data: the packer hands that pointer straight to the
- * sink, so weights go from the safetensors mmap to the file without a copy.
- *
- * This is the seam for external data. When it lands, the writer carries the
- * data file's sink and offset; a tensor chosen to go external gets
- * data_location EXTERNAL and external_data {location, offset, length}
- * entries here instead of raw_data, and nothing else in the serializer
- * changes. */
+ * Inline, raw_data borrows t->data: the packer hands that pointer straight
+ * to the sink, so weights go from the safetensors mmap to the file without
+ * a copy. With external data (w->ext) the writer's oxp_ext decides per
+ * tensor; an external one gets data_location EXTERNAL and the entries
+ * location, offset, length (in that order, as onnx writes them) instead of
+ * raw_data. Nothing else in the serializer knows the difference. */
 #include <string.h>
 
 #include "serialize.h"
@@ -56,14 +54,43 @@ static oxp_status check(oxp_tensor_writer *w, const oxp_tensor *t,
   return OXP_OK;
 }
 
+static Onnx__StringStringEntryProto *entry(oxp_arena *a, const char *key,
+                                           const char *value) {
+  Onnx__StringStringEntryProto *e = oxp_alloc(a, sizeof *e);
+  if (!e) return NULL;
+  onnx__string_string_entry_proto__init(e);
+  e->key = (char *)(uintptr_t)key;
+  e->value = (char *)(uintptr_t)value;
+  return e;
+}
+
+static oxp_status set_external(oxp_tensor_writer *w, Onnx__TensorProto *tp,
+                               const char *loc, uint64_t off, size_t len,
+                               Onnx__TensorProto **out) {
+  Onnx__StringStringEntryProto **v = oxp_alloc(w->arena, 3 * sizeof *v);
+  char *so = oxp_sprintf(w->arena, "%llu", (unsigned long long)off);
+  char *sl = oxp_sprintf(w->arena, "%zu", len);
+  if (!v || !so || !sl || !(v[0] = entry(w->arena, "location", loc)) ||
+      !(v[1] = entry(w->arena, "offset", so)) ||
+      !(v[2] = entry(w->arena, "length", sl)))
+    return nomem(w);
+  tp->n_external_data = 3;
+  tp->external_data = v;
+  tp->has_data_location = 1;
+  tp->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+  *out = tp;
+  return OXP_OK;
+}
+
 oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
                           const char *name, Onnx__TensorProto **out) {
   *out = NULL;
   oxp_status st = check(w, t, name);
   if (st) return st;
-  if (w->opts->external_data != OXP_EXT_NONE)
-    return oxp_fail(w->d, OXP_ERR_UNSUPPORTED, NULL, NULL,
-                    "external data is not implemented yet");
+  bool external = false;
+  const char *loc = NULL;
+  uint64_t off = 0;
+  if ((st = oxp_ext_place(w->ext, t, &external, &loc, &off, w->d))) return st;
 
   Onnx__TensorProto *tp = oxp_alloc(w->arena, sizeof *tp);
   if (!tp) return nomem(w);
@@ -76,6 +103,7 @@ oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
     tp->name = oxp_strdup(w->arena, name);
     if (!tp->name) return nomem(w);
   }
+  if (external) return set_external(w, tp, loc, off, t->nbytes, out);
   tp->has_raw_data = 1;
   tp->raw_data.len = t->nbytes;
   /* protobuf-c never writes through it; the cast only drops const. */

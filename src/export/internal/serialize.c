@@ -20,8 +20,6 @@
 
 enum { STAGE_SIZE = 64 * 1024 };
 
-/* protobuf's hard limit: a message at or above 2 GiB cannot be parsed. */
-#define PROTO_LIMIT ((uint64_t)INT32_MAX)
 
 typedef struct {
   oxp_arena *a;
@@ -479,14 +477,19 @@ static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *p) {
   st->used += len;
 }
 
-static oxp_status pack(Onnx__ModelProto *m, oxp_sink *sink, oxp_diag *d) {
-  size_t size = onnx__model_proto__get_packed_size(m);
-  if ((uint64_t)size > PROTO_LIMIT)
+uint64_t oxp_ser_packed_size(const Onnx__ModelProto *m) {
+  return (uint64_t)onnx__model_proto__get_packed_size(m);
+}
+
+oxp_status oxp_ser_pack(const Onnx__ModelProto *m, oxp_sink *sink,
+                        oxp_diag *d) {
+  uint64_t size = oxp_ser_packed_size(m);
+  if (size > OXP_PROTO_LIMIT)
     return oxp_fail(d, OXP_ERR_UNSUPPORTED, NULL, NULL,
-                    "the model would be %zu bytes, above protobuf's 2 GiB "
-                    "limit; it needs external data, which is not "
-                    "implemented yet",
-                    size);
+                    "the model would be %llu bytes, above protobuf's 2 GiB "
+                    "limit; write it to a file so its tensors can go to "
+                    "external data",
+                    (unsigned long long)size);
   stream st = {.base = {.append = stream_append}, .sink = sink};
   if (!(st.stage = malloc(STAGE_SIZE)))
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
@@ -499,13 +502,14 @@ static oxp_status pack(Onnx__ModelProto *m, oxp_sink *sink, oxp_diag *d) {
     return oxp_fail(d, st.st, NULL, NULL, "writing the model failed");
   if (st.total != size)
     return oxp_fail(d, OXP_ERR_INTERNAL, NULL, NULL,
-                    "packed %llu bytes, expected %zu",
-                    (unsigned long long)st.total, size);
+                    "packed %llu bytes, expected %llu",
+                    (unsigned long long)st.total, (unsigned long long)size);
   return OXP_OK;
 }
 
-oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
-                         oxp_diag *d) {
+oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
+                         Onnx__ModelProto **out, oxp_diag *d) {
+  *out = NULL;
   int64_t ir = oxp_ir_version_for_opset(o->opset);
   if (ir == 0)
     return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
@@ -515,7 +519,7 @@ oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
   if (st) return st;
 
   ser s = {.a = g->arena, .o = o, .d = d};
-  s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .d = d};
+  s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .ext = ext, .d = d};
   s.out_stamp = ARRAY(&s, int, g->nvalues + 1);
   Onnx__ModelProto *m = NEW(&s, Onnx__ModelProto, onnx__model_proto__init);
   if (!m) return s.st;
@@ -527,5 +531,38 @@ oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
     m->doc_string = str(o->doc_string);
   if (!ser_imports(&s, m, g)) return s.st;
   if (!(m->graph = ser_block(&s, g->top, "main_graph", true))) return s.st;
-  return pack(m, sink, d);
+  *out = m;
+  return OXP_OK;
+}
+
+/* A sink of its own has no data file and no directory to point into, so
+ * only inline models can be streamed to one; oxp_write_file does the rest. */
+oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
+                         oxp_diag *d) {
+  if (o->external_data != OXP_EXT_NONE)
+    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                    "external data needs the model written to a file");
+  Onnx__ModelProto *m;
+  oxp_status st = oxp_ser_build(g, o, NULL, &m, d);
+  return st ? st : oxp_ser_pack(m, sink, d);
+}
+
+/* ---- sizes ------------------------------------------------------------------ */
+
+static uint64_t block_tensor_bytes(const oxp_block *b) {
+  uint64_t n = 0;
+  for (int i = 0; i < b->ninputs; i++)
+    if (b->inputs[i]->init) n += b->inputs[i]->init->nbytes;
+  for (int i = 0; i < b->ninits; i++)
+    if (b->inits[i]->init) n += b->inits[i]->init->nbytes;
+  for (const oxp_node *nd = b->first; nd; nd = nd->next) {
+    for (const oxp_attr *a = nd->attrs; a; a = a->next)
+      if (a->kind == OXP_A_TENSOR && a->t) n += a->t->nbytes;
+    for (int k = 0; k < nd->nblocks; k++) n += block_tensor_bytes(nd->blocks[k]);
+  }
+  return n;
+}
+
+uint64_t oxp_graph_tensor_bytes(const oxp_graph *g) {
+  return g && g->top ? block_tensor_bytes(g->top) : 0;
 }

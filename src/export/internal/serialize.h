@@ -1,9 +1,12 @@
 /* serialize.h: private to the serializer stage (names.c, serialize.c,
- * ser_tensor.c, write.c, pretty.c). The entry points other stages call
- * (oxp_serialize, oxp_write_file, oxp_write_buffer, oxp_pretty,
+ * ser_tensor.c, write.c, pretty.c, external_data*.c, progress.c); the CLI
+ * also uses oxp_write_file_ex and the progress display. The entry points
+ * other stages call (oxp_serialize, oxp_write_file, oxp_write_buffer, oxp_pretty,
  * oxp_ir_version_for_opset) stay declared in export.h. */
 #ifndef OXP_SERIALIZE_H
 #define OXP_SERIALIZE_H
+
+#include <sys/types.h>
 
 #include "export.h"
 
@@ -35,23 +38,127 @@ static inline bool oxp_top_input_is_init(const oxp_options *o,
   return v->init && o->export_params;
 }
 
+/* ---- file mappings (external_data_map.c) ------------------------------ *
+ * A snapshot of the process's clean read-only file mappings, so the writer
+ * can tell bytes of a file (the safetensors mmap) from plain memory: the
+ * former are copied by the kernel and their pages released. */
+typedef struct oxp_fmap oxp_fmap;
+typedef struct oxp_progress oxp_progress;
+
+/* Never fails for lack of /proc (the table is just empty); NULL only when
+ * memory runs out. oxp_fmap_close closes the files it opened. */
+oxp_fmap *oxp_fmap_load(oxp_arena *a);
+void oxp_fmap_close(oxp_fmap *m);
+/* Did the snapshot find any file mapping at all (false without /proc)? */
+bool oxp_fmap_available(const oxp_fmap *m);
+/* Is [p, p+n) inside one clean mapping of a regular file? Then *fd (owned
+ * by m), *off (file offset of p) and *path (the file) are set. */
+bool oxp_fmap_lookup(oxp_fmap *m, const void *p, size_t n, int *fd,
+                     uint64_t *off, const char **path);
+/* Is the mapping holding [p, p+n) a mapping of the file at path? */
+bool oxp_fmap_same_file(oxp_fmap *m, const void *p, size_t n,
+                        const char *path);
+/* Drops the whole pages of [p, p+n) from this process if they belong to a
+ * clean file mapping (they refault from the file if touched again). */
+void oxp_fmap_release(oxp_fmap *m, const void *p, size_t n);
+/* Writes the n bytes at p to out: at *out_off (advanced) or, when out_off
+ * is NULL, at the file position. File-backed bytes go through
+ * copy_file_range/sendfile, else write(2) followed by release. m may be
+ * NULL. what names the output in messages; prog may be NULL. */
+oxp_status oxp_fmap_copy(oxp_fmap *m, int out, off_t *out_off, const void *p,
+                         size_t n, oxp_progress *prog, const char *what,
+                         oxp_diag *d);
+
+/* ---- progress (progress.c) ------------------------------------------- *
+ * The library never prints: emit gets each rendered line ("\r...", or
+ * "\r\033[K" to clear it) and the caller writes it. Every function accepts
+ * NULL, which is the display switched off. */
+typedef void (*oxp_progress_emit)(void *user, const char *text);
+oxp_progress *oxp_progress_new(oxp_progress_emit emit, void *user);
+void oxp_progress_stage(oxp_progress *p, const char *stage);
+void oxp_progress_total(oxp_progress *p, uint64_t total);
+void oxp_progress_add(oxp_progress *p, uint64_t bytes);
+/* Prints msg (a whole line with its newline) without tearing the display. */
+void oxp_progress_note(oxp_progress *p, const char *msg);
+void oxp_progress_free(oxp_progress *p);
+/* The display line, for tests: "onnxexp: write 1.0 MiB / 2.0 MiB (50%) 1.5s" */
+void oxp_progress_format(const char *stage, uint64_t done, uint64_t total,
+                         double seconds, char *buf, size_t n);
+
+/* ---- external data (external_data.c) ------------------------------------ */
+typedef struct {
+  uint64_t inline_below; /* tensors of fewer bytes stay inline (1 KiB) */
+  uint64_t align_from;   /* tensors of at least this many bytes (1 MiB) */
+  uint64_t align;        /* ... start at a multiple of this (64 KiB) */
+  uint64_t small_align;  /* other external tensors: a multiple of this (64) */
+} oxp_ext_layout;
+void oxp_ext_layout_default(oxp_ext_layout *l);
+
+typedef struct oxp_ext oxp_ext;
+/* File mode: tensors are written into fd (a fresh file) and named by
+ * location, the data file's name relative to the model's directory. what
+ * names it in messages. l and prog may be NULL. */
+oxp_ext *oxp_ext_new_file(oxp_arena *a, int fd, const char *location,
+                          const char *what, const oxp_ext_layout *l,
+                          oxp_fmap *fm, oxp_progress *prog);
+/* Reference mode: file-backed tensors point into their own file, located
+ * relative to model_dir (canonical absolute path). */
+oxp_ext *oxp_ext_new_reference(oxp_arena *a, const char *model_dir,
+                               const oxp_ext_layout *l, oxp_fmap *fm);
+/* Where t goes: *external false means inline. In file mode the bytes are
+ * written before this returns. x NULL: always inline. */
+oxp_status oxp_ext_place(oxp_ext *x, const oxp_tensor *t, bool *external,
+                         const char **location, uint64_t *offset,
+                         oxp_diag *d);
+/* Sets the data file's final length (file mode). */
+oxp_status oxp_ext_finish(oxp_ext *x, oxp_diag *d);
+uint64_t oxp_ext_data_bytes(const oxp_ext *x); /* data file length */
+uint64_t oxp_ext_copied(const oxp_ext *x);     /* tensor bytes written */
+int oxp_ext_count(const oxp_ext *x);           /* tensors stored outside */
+/* to relative to directory from; both canonical absolute paths. */
+char *oxp_relative_path(oxp_arena *a, const char *from, const char *to);
+
 /* ---- tensor writing (ser_tensor.c) ----------------------------------- *
- * The one place a TensorProto's data is decided. Today data always goes
- * inline as raw_data borrowed from the oxp_tensor (no copy). External data
- * (TensorProto.external_data + data_location EXTERNAL, per
- * oxp_options.external_data) slots in here: the writer gains the data
- * file's sink and running offset, and oxp_ser_tensor chooses per tensor. */
+ * The one place a TensorProto's data is decided: inline raw_data borrowed
+ * from the oxp_tensor (no copy), or external data as ext places it. */
 struct Onnx__TensorProto; /* onnx/onnx.pb-c.h */
+struct Onnx__ModelProto;
 
 typedef struct {
   oxp_arena *arena;       /* every protobuf-c struct is allocated here */
   const oxp_options *opts;
+  oxp_ext *ext;           /* NULL: every tensor inline */
   oxp_diag *d;
 } oxp_tensor_writer;
 
 /* name may be NULL (tensor attributes). */
 oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
                           const char *name, struct Onnx__TensorProto **out);
+
+/* ---- serializing in two steps (serialize.c) ------------------------------ *
+ * oxp_serialize = build + pack. Building decides every tensor's place (and
+ * in file mode writes the data file); packing streams the ModelProto. The
+ * writer builds once inline and, if that passes protobuf's limit, again
+ * with external data. */
+#define OXP_PROTO_LIMIT ((uint64_t)INT32_MAX)
+oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
+                         struct Onnx__ModelProto **out, oxp_diag *d);
+uint64_t oxp_ser_packed_size(const struct Onnx__ModelProto *m);
+/* Fails (nothing written) when the packed size passes OXP_PROTO_LIMIT. */
+oxp_status oxp_ser_pack(const struct Onnx__ModelProto *m, oxp_sink *sink,
+                        oxp_diag *d);
+/* Bytes of tensor data in g (initializers and tensor attributes, all
+ * blocks): what a progress display counts towards. */
+uint64_t oxp_graph_tensor_bytes(const oxp_graph *g);
+
+/* ---- files (write.c) ------------------------------------------------------- */
+/* oxp_write_file with a progress display (p may be NULL) and, for tests,
+ * a layout (NULL: the default). */
+oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
+                             const char *path, const oxp_ext_layout *layout,
+                             oxp_progress *p, oxp_diag *d);
+/* The data file's default name for a model path: "OUT.onnx.data". */
+const char *oxp_default_data_name(oxp_arena *a, const char *model_path);
 
 /* oxp_pretty with names assigned in place (oxp_pretty in export.h takes a
  * const graph; naming writes to it, so it forwards here). */

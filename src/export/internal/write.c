@@ -1,14 +1,26 @@
 /* write.c: where serialized bytes go: a file, replaced atomically, or a
  * malloc'd buffer.
  *
- * The file is written to a temporary in the target's own directory (so the
+ * A file is written to a temporary in the target's own directory (so the
  * final rename(2) stays on one filesystem and is atomic), fsync'd, and only
  * then renamed over the target. Any failure removes the temporary, so a
- * failed export leaves no output and never damages an existing file. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkostemp, fchmod, O_DIRECTORY */
+ * failed export leaves no output and never damages an existing file.
+ *
+ * With external data there are two files, model and data, and rename is
+ * atomic for one file only. Both temporaries are complete and synced before
+ * either is renamed; the data file is swapped in with
+ * renameat2(RENAME_EXCHANGE), which keeps the old data file under the
+ * temporary name, so if the model's rename then fails the swap is undone
+ * and neither target has changed. (Where the filesystem cannot exchange,
+ * a plain rename is used and only that last, unlikely failure can leave
+ * the new data file beside the old model.)
+ *
+ * Bytes that live in a file (weights in the safetensors mmap) go through
+ * oxp_fmap_copy: copied by the kernel, never faulted into this process. */#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkostemp, renameat2, O_DIRECTORY */
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +29,7 @@
 #include <unistd.h>
 
 #include "serialize.h"
+#include "onnx/onnx.pb-c.h"
 
 /* ---- file sink -------------------------------------------------------- */
 
@@ -24,24 +37,14 @@ typedef struct {
   oxp_sink base;
   int fd;
   const char *path; /* the target, for messages */
+  oxp_fmap *fmap;
+  oxp_progress *prog;
 } fd_sink;
 
 static oxp_status fd_write(oxp_sink *s, const void *p, size_t n) {
   fd_sink *fs = (fd_sink *)s;
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = write(fs->fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0)
-      return oxp_fail(s->d, OXP_ERR_IO, NULL, NULL, "cannot write %s: %s",
-                      fs->path, strerror(errno));
-    if (w == 0) /* a full disk normally says ENOSPC; never spin on 0 */
-      return oxp_fail(s->d, OXP_ERR_IO, NULL, NULL,
-                      "cannot write %s: no progress", fs->path);
-    c += w;
-    n -= (size_t)w;
-  }
-  return OXP_OK;
+  return oxp_fmap_copy(fs->fmap, fs->fd, NULL, p, n, fs->prog, fs->path,
+                       s->d);
 }
 
 /* The process umask, without the umask(2) set-and-restore dance, which
@@ -80,8 +83,184 @@ static oxp_status io_fail(oxp_diag *d, const char *what, const char *path,
                   strerror(err));
 }
 
-oxp_status oxp_write_file(oxp_graph *g, const oxp_options *o,
-                          const char *path, oxp_diag *d) {
+/* A temporary beside its target. fd < 0 once closed. */
+typedef struct {
+  const char *path; /* the target */
+  char *tmp;
+  int fd;
+} tmp_file;
+
+static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
+                           const char *path, tmp_file *t, oxp_diag *d) {
+  t->path = path;
+  t->fd = -1;
+  t->tmp = oxp_sprintf(a, "%s/.%s.XXXXXX", dir, base);
+  if (!t->tmp) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  /* CLOEXEC: another thread's fork+exec must not inherit the file. */
+  t->fd = mkostemp(t->tmp, O_CLOEXEC);
+  if (t->fd < 0) {
+    t->tmp = NULL;
+    return io_fail(d, "create a temporary file for", path, errno);
+  }
+  return OXP_OK;
+}
+
+/* Synced, readable by all (mkstemp makes 0600), closed; close can report a
+ * deferred write error (NFS), so it is checked. */
+static oxp_status tmp_seal(tmp_file *t, mode_t mode, oxp_diag *d) {
+  oxp_status st = OXP_OK;
+  if (fsync(t->fd) != 0) st = io_fail(d, "sync", t->path, errno);
+  if (!st && fchmod(t->fd, mode) != 0)
+    st = io_fail(d, "set permissions of", t->path, errno);
+  if (close(t->fd) != 0 && !st) st = io_fail(d, "close", t->path, errno);
+  t->fd = -1;
+  return st;
+}
+
+static void tmp_drop(tmp_file *t) {
+  if (t->fd >= 0) close(t->fd);
+  t->fd = -1;
+  if (t->tmp) unlink(t->tmp);
+  t->tmp = NULL;
+}
+
+/* Renames data (if any) and then the model into place, undoing the first
+ * if the second fails; see the top of the file. */
+static oxp_status commit(tmp_file *model, tmp_file *data, oxp_diag *d) {
+  bool exchanged = false;
+  if (data) {
+    if (renameat2(AT_FDCWD, data->tmp, AT_FDCWD, data->path,
+                  RENAME_EXCHANGE) == 0)
+      exchanged = true; /* data->tmp now names the old data file */
+    else if (rename(data->tmp, data->path) != 0)
+      return io_fail(d, "replace", data->path, errno);
+    else
+      data->tmp = NULL;
+  }
+  if (rename(model->tmp, model->path) != 0) {
+    int err = errno;
+    if (exchanged)
+      (void)renameat2(AT_FDCWD, data->tmp, AT_FDCWD, data->path,
+                      RENAME_EXCHANGE);
+    else if (data)
+      unlink(data->path);
+    return io_fail(d, "replace", model->path, err);
+  }
+  model->tmp = NULL;
+  if (exchanged) {
+    unlink(data->tmp);
+    data->tmp = NULL;
+  }
+  return OXP_OK;
+}
+
+const char *oxp_default_data_name(oxp_arena *a, const char *model_path) {
+  const char *slash = strrchr(model_path, '/');
+  return oxp_sprintf(a, "%s.data", slash ? slash + 1 : model_path);
+}
+
+/* The data file must sit in the model's directory under a plain name:
+ * that is what ONNX's location (relative to the model) can express
+ * portably, and it must not be the model itself. */
+static oxp_status check_data_name(const char *name, const char *base,
+                                  oxp_diag *d) {
+  if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
+      strcmp(name, "..") == 0)
+    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                    "external data name '%s' must be a plain file name (it "
+                    "is written beside the model)",
+                    name);
+  if (strcmp(name, base) == 0)
+    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
+                    "external data name '%s' is the model's own name", name);
+  return OXP_OK;
+}
+
+static void note(const oxp_options *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const oxp_options *o, const char *fmt, ...) {
+  if (!o->warn) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  o->warn(o->warn_user, msg);
+}
+
+typedef struct {
+  oxp_graph *g;
+  const oxp_options *o;
+  const oxp_ext_layout *layout;
+  oxp_progress *prog;
+  oxp_fmap *fmap;
+  const char *dir, *path;
+  tmp_file data;
+  bool have_data;
+  const char *data_name;
+  oxp_diag *d;
+} writer;
+
+static oxp_status open_data(writer *w, oxp_ext **ext) {
+  oxp_arena *a = w->g->arena;
+  const char *slash = strrchr(w->path, '/');
+  const char *base = slash ? slash + 1 : w->path;
+  const char *name = w->o->external_data_name && *w->o->external_data_name
+                         ? w->o->external_data_name
+                         : oxp_default_data_name(a, w->path);
+  if (!name) return oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_status st = check_data_name(name, base, w->d);
+  if (st) return st;
+  const char *dpath = slash ? oxp_sprintf(a, "%.*s/%s",
+                                          (int)(slash - w->path), w->path, name)
+                            : name;
+  if (!dpath) return oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  if ((st = tmp_open(a, w->dir, name, dpath, &w->data, w->d))) return st;
+  w->have_data = true;
+  w->data_name = name;
+  *ext = oxp_ext_new_file(a, w->data.fd, name, dpath, w->layout, w->fmap,
+                          w->prog);
+  return *ext ? OXP_OK
+              : oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+}
+
+static oxp_status open_reference(writer *w, oxp_ext **ext) {
+  char *real = realpath(w->dir, NULL);
+  if (!real) return io_fail(w->d, "resolve the directory of", w->path, errno);
+  char *dir = oxp_strdup(w->g->arena, real);
+  free(real);
+  if (!dir ||
+      !(*ext = oxp_ext_new_reference(w->g->arena, dir, w->layout, w->fmap)))
+    return oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  return OXP_OK;
+}
+
+/* Builds the ModelProto, choosing external data when asked or when the
+ * inline model would pass protobuf's limit. */
+static oxp_status build(writer *w, Onnx__ModelProto **m, oxp_ext **ext) {
+  oxp_status st;
+  *ext = NULL;
+  if (w->o->external_data == OXP_EXT_FILE) st = open_data(w, ext);
+  else if (w->o->external_data == OXP_EXT_REFERENCE)
+    st = open_reference(w, ext);
+  else st = OXP_OK;
+  if (st) return st;
+  if ((st = oxp_ser_build(w->g, w->o, *ext, m, w->d))) return st;
+  uint64_t size = oxp_ser_packed_size(*m);
+  if (*ext || size <= OXP_PROTO_LIMIT) return OXP_OK;
+  /* Building again is cheap: tensors are borrowed, only the small
+   * protobuf-c structs are made twice. */
+  if ((st = open_data(w, ext))) return st;
+  note(w->o,
+       "the model would be %.2f GiB, above protobuf's 2 GiB limit; its "
+       "tensors go to external data in %s",
+       (double)size / (1 << 30), w->data_name);
+  return oxp_ser_build(w->g, w->o, *ext, m, w->d);
+}
+
+oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
+                             const char *path, const oxp_ext_layout *layout,
+                             oxp_progress *prog, oxp_diag *d) {
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
   if (!*base)
@@ -91,30 +270,50 @@ oxp_status oxp_write_file(oxp_graph *g, const oxp_options *o,
   const char *dirs = slash ? path : ".";
   if (slash && dlen == 0) dlen = 1; /* "/x.onnx": the root */
   char *dir = oxp_strndup(g->arena, dirs, dlen);
-  char *tmp = dir ? oxp_sprintf(g->arena, "%s/.%s.XXXXXX", dir, base) : NULL;
-  if (!tmp)
+  oxp_fmap *fmap = oxp_fmap_load(g->arena);
+  if (!dir || !fmap)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
 
-  /* CLOEXEC: another thread's fork+exec must not inherit the file. */
-  int fd = mkostemp(tmp, O_CLOEXEC);
-  if (fd < 0) return io_fail(d, "create a temporary file for", path, errno);
-  fd_sink fs = {.base = {.write = fd_write, .d = d}, .fd = fd, .path = path};
+  tmp_file model;
+  oxp_status st = tmp_open(g->arena, dir, base, path, &model, d);
+  if (st) return st;
+  writer w = {.g = g, .o = o, .layout = layout, .prog = prog, .fmap = fmap,
+              .dir = dir, .path = path, .d = d};
+  oxp_progress_stage(prog, "write");
+  oxp_progress_total(prog, oxp_graph_tensor_bytes(g));
 
-  oxp_status st = oxp_serialize(g, o, &fs.base, d);
-  if (st == OXP_OK && fsync(fd) != 0) st = io_fail(d, "sync", path, errno);
-  /* mkstemp makes 0600; a model is a normal file for everyone to read. */
-  if (st == OXP_OK && fchmod(fd, 0644 & ~current_umask()) != 0)
-    st = io_fail(d, "set permissions of", path, errno);
-  /* close can report a deferred write error (NFS), so it is checked. */
-  if (close(fd) != 0 && st == OXP_OK) st = io_fail(d, "close", path, errno);
-  if (st == OXP_OK && rename(tmp, path) != 0)
-    st = io_fail(d, "replace", path, errno);
+  Onnx__ModelProto *m = NULL;
+  oxp_ext *ext = NULL;
+  st = build(&w, &m, &ext);
+  if (!st) st = oxp_ext_finish(ext, d);
+  /* Nothing went outside (all tensors tiny): no data file at all. */
+  if (!st && w.have_data && oxp_ext_count(ext) == 0) {
+    tmp_drop(&w.data);
+    w.have_data = false;
+  }
+  if (!st) {
+    oxp_progress_total(prog, oxp_ext_copied(ext) + oxp_ser_packed_size(m));
+    fd_sink fs = {.base = {.write = fd_write, .d = d}, .fd = model.fd,
+                  .path = path, .fmap = fmap, .prog = prog};
+    st = oxp_ser_pack(m, &fs.base, d);
+  }
+  mode_t mode = 0644 & ~current_umask();
+  if (!st && w.have_data) st = tmp_seal(&w.data, mode, d);
+  if (!st) st = tmp_seal(&model, mode, d);
+  if (!st) st = commit(&model, w.have_data ? &w.data : NULL, d);
+  oxp_fmap_close(fmap);
   if (st != OXP_OK) {
-    unlink(tmp);
+    tmp_drop(&model);
+    if (w.have_data) tmp_drop(&w.data);
     return st;
   }
   sync_dir(dir);
   return OXP_OK;
+}
+
+oxp_status oxp_write_file(oxp_graph *g, const oxp_options *o,
+                          const char *path, oxp_diag *d) {
+  return oxp_write_file_ex(g, o, path, NULL, NULL, d);
 }
 
 /* ---- buffer sink ------------------------------------------------------- */
