@@ -89,11 +89,25 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   oxp_custom_fn cfn;
   void *user;
   oxp_status st;
+  /* --operator-export-type (s_fallback.c; declared here because this
+   * function is the only hook lower.c offers for it). */
+  oxp_status oxp_s_aten_fallback(oxp_sctx *c, oxp_node *n, bool passthrough);
+  oxp_export_type et = c->o->export_type;
+  bool is_aten = strncmp(n->kind, "aten::", 6) == 0;
+  if (et == OXP_OET_ONNX_ATEN && is_aten) {
+    st = oxp_s_aten_fallback(c, n, false);
+    return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
+  }
   if (oxp_custom_lookup(n->kind, c->opset, &cfn, &user)) {
     st = cfn(c, n, user);
     return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
   }
   oxp_symbolic_fn fn = oxp_map_get(&c->syms, n->kind);
+  if (!fn && ((et == OXP_OET_ONNX_ATEN_FALLBACK && is_aten) ||
+              et == OXP_OET_ONNX_FALLTHROUGH)) {
+    st = oxp_s_aten_fallback(c, n, et == OXP_OET_ONNX_FALLTHROUGH);
+    return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
+  }
   if (!fn) {
     int first = 0;
     oxp_sym_lookup(n->kind, OXP_OPSET_MAX, &first);
