@@ -45,18 +45,10 @@ oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", x, oxp_sym_const_i64s(c, full, m)));
 }
 
-/* Reshape to x's shape with dim `axis` replaced by -1 (one -1 only). */
+/* y reshaped to x's shape with dim axis merged (-1). */
 static oxp_value *merge_dim(oxp_sctx *c, oxp_value *y, oxp_value *x, int axis) {
-  int r = oxp_sym_rank(x);
-  oxp_value *parts[3];
-  int np = 0;
-  oxp_value *sh = oxp_sx_shape(c, x);
-  static const int64_t zero = 0;
-  int64_t a = axis, b = axis + 1, big = INT64_MAX, m1 = -1;
-  if (axis > 0) parts[np++] = oxp_sym_slice(c, sh, &zero, &zero, &a, NULL, 1);
-  parts[np++] = oxp_sym_const_i64s(c, &m1, 1);
-  if (axis < r - 1) parts[np++] = oxp_sym_slice(c, sh, &zero, &b, &big, NULL, 1);
-  return oxp_sym_op2(c, "Reshape", y, oxp_sx_concat(c, parts, np, 0));
+  static const int64_t m1 = -1;
+  return oxp_sym_op2(c, "Reshape", y, oxp_sx_shape_with(c, x, axis, oxp_sym_const_i64s(c, &m1, 1)));
 }
 
 /* repeat_interleave(x, repeats, dim, output_size). An int repeats r: each

@@ -1,8 +1,9 @@
 /* s_shape_util.c: small emitters shared by the shape, index, create, sort
  * and linalg families (see s_shape_util.h). */
+#include <limits.h>
 #include <string.h>
 
-#include "lower_ctx.h"
+#include "lower_ctx.h" /* oxp_pack, to bind list results */
 #include "s_shape_util.h"
 
 bool oxp_sx_dims(const oxp_value *v, int64_t *dims, int *r) {
@@ -168,49 +169,21 @@ bool oxp_sx_axis_arg(oxp_sctx *c, oxp_node *n, int i, int r, int64_t *axis) {
   return true;
 }
 
-bool oxp_sx_is_inplace(const oxp_node *n) {
-  size_t l = strlen(n->kind);
-  return l > 1 && n->kind[l - 1] == '_' && n->kind[l - 2] != '_';
-}
-
-/* Ops whose output shares storage with input 0. */
-static bool is_view(const oxp_node *p) {
-  static const char *const views[] = {
-      "aten::slice", "aten::select", "aten::view", "aten::reshape",
-      "aten::narrow", "aten::transpose", "aten::permute", "aten::expand",
-      "aten::unsqueeze", "aten::squeeze", "aten::diagonal", "aten::t",
-      "aten::detach", "aten::alias", "aten::as_strided", "aten::unfold",
-      "aten::flatten", "aten::expand_as", "aten::view_as", "aten::numpy_T",
-      "aten::movedim", "aten::reshape_as", "aten::contiguous",
-      "prim::ListUnpack"};
-  for (size_t i = 0; i < sizeof views / sizeof *views; i++)
-    if (oxp_kind_is(p, views[i])) return true;
-  return false;
-}
-
-oxp_status oxp_sx_set_inplace(oxp_sctx *c, oxp_node *n, oxp_value *v) {
-  if (!v) return oxp_sym_status(c);
-  oxp_value *s = n->inputs[0];
-  oxp_value *old = oxp_lower_lookup(c, s);
-  for (;;) {
-    oxp_node *p = s->producer;
-    if (!p || !is_view(p) || p->ninputs == 0) break;
-    /* A view lowered to its base's very value is the base: mutate both.
-     * A real view would need the write to reach the base. */
-    oxp_value *base = p->inputs[0];
-    if (!old || oxp_lower_lookup(c, base) != old)
-      return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-                          "%s: writing in place into a view (%s) of another "
-                          "tensor is not supported", n->kind, p->kind);
-    oxp_lower_bind(c, s, v);
-    s = base;
-  }
-  oxp_status st = oxp_sym_set_out(c, n, 0, v);
-  oxp_lower_bind(c, s, v);
-  oxp_lower_bind(c, n->inputs[0], v);
-  return st;
-}
-
 int oxp_sx_out_dtype(oxp_node *n, int i, const oxp_value *v) {
   return oxp_sym_out_dtype(n, i, oxp_sym_dtype(v));
+}
+
+oxp_value *oxp_sx_shape_with(oxp_sctx *c, oxp_value *x, int axis,
+                             oxp_value *mid) {
+  int r = oxp_sym_rank(x);
+  oxp_value *sh = oxp_sx_shape(c, x), *parts[3];
+  int np = 0;
+  static const int64_t zero = 0;
+  int64_t a = axis, b = axis + 1, big = INT64_MAX;
+  if (axis > 0) parts[np++] = oxp_sym_slice(c, sh, &zero, &zero, &a, NULL, 1);
+  parts[np++] = mid;
+  if (axis < r - 1) parts[np++] = oxp_sym_slice(c, sh, &zero, &b, &big, NULL, 1);
+  oxp_value *s = oxp_sx_concat(c, parts, np, 0);
+  oxp_sym_set_type(c, s, OXP_DT_INT64, 1, (int64_t[]){r});
+  return s;
 }

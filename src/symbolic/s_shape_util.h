@@ -46,13 +46,10 @@ int oxp_sx_dtype_arg(oxp_node *n, int i, int fallback);
 /* Normalized axis argument i against rank r, recording an error when it
  * is not a constant or out of range. */
 bool oxp_sx_axis_arg(oxp_sctx *c, oxp_node *n, int i, int r, int64_t *axis);
-/* Binds output 0 of an in-place op (aten::xxx_) to v, and makes later
- * readers of its self argument (and of the identity views it came
- * through) see v too. Fails for self being a real view of another tensor,
- * which needs the in-place removal pass. */
-oxp_status oxp_sx_set_inplace(oxp_sctx *c, oxp_node *n, oxp_value *v);
-/* Is this an in-place form (kind ends in '_')? */
-bool oxp_sx_is_inplace(const oxp_node *n);
+/* Shape(x) with dim axis replaced by mid (a 1-element int64 tensor);
+ * needs x's rank. */
+oxp_value *oxp_sx_shape_with(oxp_sctx *c, oxp_value *x, int axis,
+                             oxp_value *mid);
 /* Element type of output i of n, else of v. */
 int oxp_sx_out_dtype(oxp_node *n, int i, const oxp_value *v);
 
