@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "serialize.h"
 #include "../../symbolic/sym.h"
 
 #define ONNXEXP_VERSION_STRING "0.1.0"
@@ -42,7 +43,11 @@ static const char USAGE[] =
     "  --verbose                  also print the exported graph\n"
     "  --pretty                   print the exported graph, write nothing\n"
     "  --list-ops                 list the supported ops (with --opset: at N)\n"
-    "  -q, --quiet                no warnings\n"
+    "  --external-data[=MODE]     tensors outside the model: 'file' (default:\n"
+    "                             one data file beside it) or 'reference'\n"
+    "                             (point into the safetensors sidecar)\n"
+    "  --external-data-name NAME  the data file's name (default OUT.onnx.data)\n"
+    "  -q, --quiet                no warnings, no progress display\n"
     "  --version                  print the version\n"
     "  -h, --help                 print this help\n";
 
@@ -50,7 +55,8 @@ enum {
   OPT_WEIGHTS = 256, OPT_OPSET, OPT_INPUT_NAMES, OPT_OUTPUT_NAMES,
   OPT_DYNAMIC_AXES, OPT_NO_FOLD, OPT_KEEP_INITS, OPT_TRAINING, OPT_DOC,
   OPT_VERBOSE, OPT_PRETTY, OPT_LIST_OPS, OPT_VERSION,
-  OPT_NO_EXPORT_PARAMS, OPT_EXPORT_TYPE, OPT_CUSTOM_OPSET, OPT_STRIP_DOC
+  OPT_NO_EXPORT_PARAMS, OPT_EXPORT_TYPE, OPT_CUSTOM_OPSET, OPT_STRIP_DOC,
+  OPT_EXTERNAL, OPT_EXTERNAL_NAME
 };
 
 static const struct option LONGOPTS[] = {
@@ -71,6 +77,8 @@ static const struct option LONGOPTS[] = {
     {"verbose", no_argument, 0, OPT_VERBOSE},
     {"pretty", no_argument, 0, OPT_PRETTY},
     {"list-ops", no_argument, 0, OPT_LIST_OPS},
+    {"external-data", optional_argument, 0, OPT_EXTERNAL},
+    {"external-data-name", required_argument, 0, OPT_EXTERNAL_NAME},
     {"quiet", no_argument, 0, 'q'},
     {"version", no_argument, 0, OPT_VERSION},
     {"help", no_argument, 0, 'h'},
@@ -83,9 +91,19 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
+/* user is the progress display (or NULL): a warning must not be torn by
+ * the line it redraws. */
 static void warn(void *user, const char *msg) {
+  char line[1200];
+  snprintf(line, sizeof line, "onnxexp: warning: %s\n", msg);
+  if (user) oxp_progress_note(user, line);
+  else fputs(line, stderr);
+}
+
+static void emit_progress(void *user, const char *text) {
   (void)user;
-  fprintf(stderr, "onnxexp: warning: %s\n", msg);
+  fputs(text, stderr);
+  fflush(stderr);
 }
 
 /* Splits "a,b,c" into arena strings. */
@@ -274,6 +292,12 @@ int main(int argc, char **argv) {
     case OPT_VERBOSE: verbose = true; break;
     case OPT_PRETTY: pretty = true; break;
     case OPT_LIST_OPS: listops = true; break;
+    case OPT_EXTERNAL:
+      if (!optarg || strcmp(optarg, "file") == 0) o.external_data = OXP_EXT_FILE;
+      else if (strcmp(optarg, "reference") == 0) o.external_data = OXP_EXT_REFERENCE;
+      else return usage_error("--external-data: expected file or reference, got '%s'", optarg);
+      break;
+    case OPT_EXTERNAL_NAME: o.external_data_name = optarg; break;
     case 'q': o.quiet = true; o.warn = NULL; break;
     case OPT_VERSION: printf("onnxexp %s\n", ONNXEXP_VERSION_STRING); return 0;
     case 'h': fputs(USAGE, stdout); return 0;
@@ -307,6 +331,13 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* Progress is for a person watching: only on a terminal, never with
+   * --quiet, and (inside the display) only after the first second. */
+  oxp_progress *prog = !o.quiet && isatty(STDERR_FILENO)
+                           ? oxp_progress_new(emit_progress, NULL)
+                           : NULL;
+  if (prog && o.warn) o.warn_user = prog;
+  oxp_progress_stage(prog, "export");
   oxp_graph *g = NULL;
   oxp_status s = oxp_export_graph(a, ir, text, len, st, &o, &g, &d);
   if (!s && (verbose || pretty)) {
@@ -314,7 +345,8 @@ int main(int argc, char **argv) {
     if (txt) fputs(txt, stdout);
     free(txt);
   }
-  if (!s && out) s = oxp_write_file(g, &o, out, &d);
+  if (!s && out) s = oxp_write_file_ex(g, &o, out, NULL, prog, &d);
+  oxp_progress_free(prog); /* clears the line before any error below */
   int rc = s ? report(&d) : 0;
   if (st) oxp_st_close(st);
   free(text);
