@@ -52,7 +52,10 @@ static oxp_value *matrix_norm(oxp_sctx *c, oxp_node *n, oxp_value *x, double p,
   oxp_sym_set_type(c, ax, oxp_sym_dtype(x), oxp_sym_rank(x), NULL);
   oxp_value *s = oxp_sym_reduce(c, "ReduceSum", ax, &sum_ax, 1, true);
   oxp_value *e = oxp_sym_reduce(c, p > 0 ? "ReduceMax" : "ReduceMin", s, &ext_ax, 1, true);
-  return keep ? e : oxp_sym_squeeze(c, e, d, 2);
+  if (keep) return e;
+  /* Sorted: onnx's Squeeze-1 shape inference assumes ascending axes. */
+  int64_t sq[2] = {d[0] < d[1] ? d[0] : d[1], d[0] < d[1] ? d[1] : d[0]};
+  return oxp_sym_squeeze(c, e, sq, 2);
 }
 
 /* Input i as a norm order: a number, a string ('fro' -> 0 with

@@ -50,7 +50,18 @@ static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
   oxp_value *cnt = oxp_m_count(c, x, a->dims, a->k, dt);
   if (a->corr != 0)
     cnt = oxp_sym_op2(c, "Sub", cnt, oxp_sym_const_scalar(c, a->corr, dt));
-  if (mean) *mean = a->keep ? m : oxp_sym_squeeze(c, m, a->dims, a->k);
+  if (mean && a->keep) *mean = m;
+  if (mean && !a->keep) {
+    /* Sorted: onnx's Squeeze-1 shape inference assumes ascending axes. */
+    int64_t sq[16];
+    int k = a->k < 16 ? a->k : 16;
+    for (int i = 0; i < k; i++) {
+      int j = i;
+      for (; j > 0 && sq[j - 1] > a->dims[i]; j--) sq[j] = sq[j - 1];
+      sq[j] = a->dims[i];
+    }
+    *mean = oxp_sym_squeeze(c, m, sq, k);
+  }
   return oxp_sym_op2(c, "Div", s, cnt);
 }
 
