@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower_ctx.h"
+#include "s_control.h"
 
 oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src) {
   return src && src->id < c->src->nvalues ? c->env[src->id] : NULL;
@@ -137,6 +138,16 @@ static oxp_status check_outputs(oxp_sctx *c, oxp_node *n) {
   return OXP_OK;
 }
 
+/* In order; a node may append nodes after itself (a folded prim::If
+ * moves its chosen block there), and they are lowered next. Control-flow
+ * symbolics call this for their blocks (s_control.c). */
+oxp_status oxp_lower_nodes(oxp_sctx *c, oxp_block *b) {
+  oxp_status st;
+  for (oxp_node *n = b->first; n; n = n->next)
+    if ((st = lower_node(c, n))) return st;
+  return OXP_OK;
+}
+
 static oxp_status build_syms(oxp_sctx *c) {
   oxp_map_init(&c->syms, c->dst->arena);
   for (int t = 0; t < oxp_sym_ntables; t++) {
@@ -219,6 +230,7 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
   c->cur = c->dst->top;
   oxp_status st = build_syms(c);
   if (st) return st;
+  if ((st = oxp_ctl_wrap_syms(c))) return st;
 
   oxp_block *top = src->top;
   for (int i = 0; i < top->ninputs; i++) {
@@ -237,10 +249,10 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
     v->init = in->init;
     oxp_lower_bind(c, in, v);
   }
-  for (oxp_node *n = top->first; n; n = n->next)
-    if ((st = lower_node(c, n))) return st;
+  if ((st = oxp_lower_nodes(c, top))) return st;
   for (int i = 0; i < top->noutputs; i++)
     if ((st = add_outputs(c, top->outputs[i]))) return st;
+  if ((st = oxp_ctl_finish(c))) return st;
   *out = c->dst;
   return OXP_OK;
 }

@@ -315,6 +315,24 @@ static oxp_value *dynamic_int_list(oxp_sctx *c, oxp_node *lc) {
   return cat->outputs[0];
 }
 
+/* The cache of materialized constants and int lists is scoped: the env
+ * maps a TorchScript value to one ONNX value for every later reader, so
+ * the ONNX value must live where all of them can see it. An initializer
+ * made in a subgraph (If branch, Loop body) is invisible to the graphs
+ * around it and to its siblings. So a constant of the top TorchScript
+ * block materializes in the top ONNX graph (subgraphs see outer values),
+ * one made in the reader's own block is cached there, and one from some
+ * other enclosing block is made where it is read, uncached. */
+static oxp_block *src_block(const oxp_value *v) {
+  return v->producer ? v->producer->owner : v->owner;
+}
+
+static bool is_top(const oxp_block *b) { return !b || !b->owner; }
+
+static bool reader_block_is(const oxp_sctx *c, const oxp_block *b) {
+  return c->node && c->node->owner == b;
+}
+
 static oxp_value *lower_src(oxp_sctx *c, oxp_value *src, int dtype) {
   oxp_value *v = oxp_lower_lookup(c, src);
   if (v) return v;
@@ -326,10 +344,15 @@ static oxp_value *lower_src(oxp_sctx *c, oxp_value *src, int dtype) {
                    c->node->kind, src->name ? src->name : "?");
       return NULL;
     }
-    v = oxp_sym_const(c, t);
     /* Cache only the natural form: typed variants are cheap, and a cache
      * per dtype would hide which one a later consumer wanted. */
-    if (v && !dtype) oxp_lower_bind(c, src, v);
+    bool top = is_top(src_block(src)) && !dtype;
+    bool cache = !dtype && (top || reader_block_is(c, src_block(src)));
+    oxp_block *cur = c->cur;
+    if (top) c->cur = c->dst->top;
+    v = oxp_sym_const(c, t);
+    c->cur = cur;
+    if (v && cache) oxp_lower_bind(c, src, v);
     return v;
   }
   if (src->producer && oxp_kind_is(src->producer, "prim::ListConstruct")) {
@@ -341,7 +364,12 @@ static oxp_value *lower_src(oxp_sctx *c, oxp_value *src, int dtype) {
       return NULL;
     }
     v = dynamic_int_list(c, src->producer);
-    if (v) oxp_lower_bind(c, src, v);
+    /* The Concat is emitted where it is read (its elements may be defined
+     * only there); cached only when that is the list's own block. */
+    oxp_block *lb = src->producer->owner;
+    if (v && (reader_block_is(c, lb) ||
+              (is_top(lb) && c->cur == c->dst->top)))
+      oxp_lower_bind(c, src, v);
     return v;
   }
   oxp_sym_fail(c, OXP_ERR_INTERNAL, "%s: input %%%s has no lowered value",
