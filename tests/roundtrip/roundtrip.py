@@ -15,6 +15,7 @@ meta.json:
             the fixture's output count; onnxruntime's outputs equal torch's
             (same dtype and shape; allclose at the fixture's rtol/atol,
             exact for integers and bools).
+  Extra CLI flags come from meta "cli_args" (a list), if present.
   negative: the CLI exits with meta expect_exit (1), stderr contains
             expect_error, and no output file (nor a temporary) is left.
 Prints a table; exits 1 if anything failed, 2 on bad usage.
@@ -88,6 +89,8 @@ def export(cli, case):
         if os.path.exists(p):
             os.remove(p)
     cmd = [cli, os.path.join(case.fdir, "model.ir"), "-o", case.onnx, "--opset", str(case.opset)]
+    # meta "cli_args": extra CLI flags for this fixture, e.g. ["--training", "train"]
+    cmd += [str(a) for a in case.meta.get("cli_args", [])]
     t0 = time.time()
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=CLI_TIMEOUT)
