@@ -53,8 +53,9 @@ oxp_value *oxp_att_gelu(oxp_sctx *c, oxp_value *x) {
   if (!x) return NULL;
   if (oxp_sym_opset(c) >= 20) return oxp_sym_op1(c, "Gelu", x);
   int dt = oxp_sym_dtype(x) ? oxp_sym_dtype(x) : OXP_DT_FLOAT;
+  const double rsqrt2 = 0.70710678118654752440;
   oxp_value *e = oxp_sym_op1(
-      c, "Erf", oxp_sym_op2(c, "Mul", x, oxp_sym_const_scalar(c, M_SQRT1_2, dt)));
+      c, "Erf", oxp_sym_op2(c, "Mul", x, oxp_sym_const_scalar(c, rsqrt2, dt)));
   oxp_value *one = oxp_sym_op2(c, "Add", e, oxp_sym_const_scalar(c, 1, dt));
   return oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Mul", x, one),
                      oxp_sym_const_scalar(c, 0.5, dt));
