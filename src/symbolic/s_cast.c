@@ -35,3 +35,12 @@ oxp_status oxp_s_is_floating_point(oxp_sctx *c, oxp_node *n) {
   return oxp_m_set_out(c, n, 0,
                          oxp_sym_const_scalar(c, oxp_dtype_is_float(dt), OXP_DT_BOOL));
 }
+
+/* conj_physical / resolve_conj / resolve_neg / _conj: the identity on
+ * real tensors, the only ones ONNX has. */
+oxp_status oxp_s_real_identity(oxp_sctx *c, oxp_node *n) {
+  int dt = oxp_m_in_dtype(c, n, 0);
+  if (dt == OXP_DT_COMPLEX64 || dt == OXP_DT_COMPLEX128)
+    return oxp_sym_unsupported(c, "a complex tensor");
+  return oxp_m_set_out(c, n, 0, oxp_sym_in(c, n, 0));
+}
