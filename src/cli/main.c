@@ -226,11 +226,11 @@ static int exit_code(oxp_status st) {
   }
 }
 
-static int report(const oxp_diag *d) {
+static int report(const oxp_diag *d, oxp_status st) {
   char buf[1200];
   oxp_diag_format(d, buf, sizeof buf);
-  fprintf(stderr, "onnxexp: error: %s\n", buf);
-  return exit_code(d->status);
+  fprintf(stderr, "onnxexp: error: %s\n", buf[0] ? buf : "export failed");
+  return exit_code(d->status ? d->status : st);
 }
 
 /* MODEL.ir -> MODEL.safetensors */
@@ -327,7 +327,7 @@ int main(int argc, char **argv) {
     /* A weights file that cannot be read is unreadable input (2); one
      * that reads but disagrees with the graph is an export error (1). */
     if (oxp_st_open(a, wpath, &st, &d)) {
-      report(&d);
+      report(&d, OXP_ERR_IO);
       return 2;
     }
   }
@@ -347,7 +347,7 @@ int main(int argc, char **argv) {
   }
   if (!s && out) s = oxp_write_file_ex(g, &o, out, NULL, prog, &d);
   oxp_progress_free(prog); /* clears the line before any error below */
-  int rc = s ? report(&d) : 0;
+  int rc = s ? report(&d, s) : 0;
   if (st) oxp_st_close(st);
   free(text);
   oxp_arena_free(a);

@@ -81,6 +81,7 @@ static oxp_status lower_unpack(oxp_sctx *c, oxp_node *n) {
 }
 
 static oxp_status check_outputs(oxp_sctx *c, oxp_node *n);
+static oxp_status finish(oxp_sctx *c, oxp_node *n, oxp_status st);
 
 static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   c->node = n;
@@ -97,17 +98,17 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   bool is_aten = strncmp(n->kind, "aten::", 6) == 0;
   if (et == OXP_OET_ONNX_ATEN && is_aten) {
     st = oxp_s_aten_fallback(c, n, false);
-    return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
+    return finish(c, n, st);
   }
   if (oxp_custom_lookup(n->kind, c->opset, &cfn, &user)) {
     st = cfn(c, n, user);
-    return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
+    return finish(c, n, st);
   }
   oxp_symbolic_fn fn = oxp_map_get(&c->syms, n->kind);
   if (!fn && ((et == OXP_OET_ONNX_ATEN_FALLBACK && is_aten) ||
               et == OXP_OET_ONNX_FALLTHROUGH)) {
     st = oxp_s_aten_fallback(c, n, et == OXP_OET_ONNX_FALLTHROUGH);
-    return st ? (c->d->status ? c->d->status : st) : check_outputs(c, n);
+    return finish(c, n, st);
   }
   if (!fn) {
     int first = 0;
@@ -119,9 +120,16 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s is not supported at opset %d",
                         n->kind, c->opset);
   }
-  st = fn(c, n);
-  if (st != OXP_OK) return c->d->status ? c->d->status : st;
-  return check_outputs(c, n);
+  return finish(c, n, fn(c, n));
+}
+
+/* A symbolic's result: a failure always carries a diagnostic, so callers
+ * never see an error status with an empty message. */
+static oxp_status finish(oxp_sctx *c, oxp_node *n, oxp_status st) {
+  if (st == OXP_OK) return check_outputs(c, n);
+  if (!c->d->status)
+    oxp_sym_fail(c, st, "%s: the symbolic failed without a diagnostic", n->kind);
+  return c->d->status;
 }
 
 /* A symbolic must bind every output that something reads. */
