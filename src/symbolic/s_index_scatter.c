@@ -241,6 +241,7 @@ oxp_status oxp_s_bucketize(oxp_sctx *c, oxp_node *n) {
   oxp_value *cmp = right ? oxp_sym_op1(c, "Not", oxp_sym_op2(c, "Less", xu, b))
                          : oxp_sym_op2(c, "Greater", xu, b);
   oxp_value *cnt = oxp_sym_reduce(c, "ReduceSum", oxp_sym_cast(c, cmp, OXP_DT_INT64), &ax, 1, false);
+  if (x->type) oxp_sym_set_type(c, cnt, OXP_DT_INT64, r, x->type->dims);
   return oxp_sym_set_out(c, n, 0, i32 ? oxp_sym_cast(c, cnt, OXP_DT_INT32) : cnt);
 }
 

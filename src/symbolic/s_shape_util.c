@@ -127,7 +127,7 @@ oxp_value *oxp_sx_fill(oxp_sctx *c, oxp_value *shape, double value,
   put_scalar(t, value);
   oxp_attr_set_t(k, "value", t);
   int64_t r = oxp_sx_dim(shape, 0);
-  oxp_sym_set_type(c, k->outputs[0], t->dtype, (int)r, NULL);
+  if (r >= 0) oxp_sym_set_type(c, k->outputs[0], t->dtype, (int)r, NULL);
   return half ? oxp_sym_cast(c, k->outputs[0], dtype) : k->outputs[0];
 }
 
