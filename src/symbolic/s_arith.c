@@ -73,6 +73,8 @@ static oxp_value *divide(oxp_sctx *c, oxp_value *a, oxp_value *b, char mode,
 static oxp_status div_mode(oxp_sctx *c, oxp_node *n, char mode) {
   oxp_value *a, *b;
   int dt = oxp_m_out_dtype(c, n);
+  /* Untyped (scripted) outputs: true division of integers is float. */
+  if (!mode && !oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
   if (!oxp_m_pair(c, n, 0, 1, dt, &a, &b)) return oxp_sym_status(c);
   return oxp_m_set_out(c, n, 0, divide(c, a, b, mode, dt));
 }
