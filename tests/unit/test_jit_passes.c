@@ -1,0 +1,161 @@
+/* test_jit_passes.c: the TorchScript-level passes (jit_*.c,
+ * type_promotion.c) on parsed IR text. */
+#include "pass_util.h"
+
+static const char *ts_str(void) { return pu_str(G->top); }
+
+START_TEST(inplace_ops_become_pure_and_aliases_follow) {
+  pu_parse("graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+           "  %one : int = prim::Constant[value=1]()\n"
+           "  %a : Float(2, 3) = aten::add_(%x, %y, %one)\n"
+           "  %r : Float(2, 3) = aten::relu_(%x)\n"
+           "  %m : Float(2, 3) = aten::mul(%x, %a)\n"
+           "  return (%m, %x)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_remove_inplace(G, &d), OXP_OK);
+  /* After add_, %x is %a; after relu_, %x is %r: mul reads %r twice. */
+  ck_assert_str_eq(ts_str(), "Constant()->one; add(x,y,one)->a; relu(a)->r; mul(r,r)->m");
+  ck_assert_str_eq(G->top->outputs[1]->name, "r");
+}
+END_TEST
+
+START_TEST(copy_of_same_type_is_the_source) {
+  pu_parse("graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+           "  %f : bool = prim::Constant[value=0]()\n"
+           "  %c : Float(2, 3) = aten::copy_(%x, %y, %f)\n"
+           "  %z : Float(2, 3) = aten::neg(%x)\n"
+           "  return (%z)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_remove_inplace(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "neg(y)->z");
+}
+END_TEST
+
+START_TEST(inplace_through_a_shared_view_is_refused) {
+  pu_parse("graph(%x : Float(6)):\n"
+           "  %s : int[] = prim::Constant[value=[2, 3]]()\n"
+           "  %v : Float(2, 3) = aten::view(%x, %s)\n"
+           "  %r : Float(2, 3) = aten::relu_(%v)\n"
+           "  %z : Float(6) = aten::neg(%x)\n"
+           "  return (%r, %z)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_remove_inplace(G, &d), OXP_ERR_UNSUPPORTED);
+  ck_assert_msg(strstr(d.message, "view") != NULL, "%s", d.message);
+  ck_assert_int_eq(d.line, 4);
+}
+END_TEST
+
+START_TEST(tuples_and_lists_vanish) {
+  pu_parse("graph(%x : Float(2), %y : Float(2)):\n"
+           "  %t : (Float(2), Float(2)) = prim::TupleConstruct(%x, %y)\n"
+           "  %a : Float(2), %b : Float(2) = prim::TupleUnpack(%t)\n"
+           "  %l : Tensor[] = prim::ListConstruct(%b, %a)\n"
+           "  %i : int = prim::Constant[value=-1]()\n"
+           "  %e : Float(2) = aten::__getitem__(%l, %i)\n"
+           "  %z : Float(2) = aten::sub(%e, %b, %i)\n"
+           "  return (%z)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_lower_tuples(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "Constant()->i; sub(x,y,i)->z");
+}
+END_TEST
+
+START_TEST(constants_propagate_and_if_folds) {
+  pu_parse("graph(%x : Float(2)):\n"
+           "  %two : int = prim::Constant[value=2]()\n"
+           "  %three : int = prim::Constant[value=3]()\n"
+           "  %s : int = aten::mul(%two, %three)\n"
+           "  %c : bool = aten::gt(%s, %three)\n"
+           "  %y : Float(2) = prim::If(%c)\n"
+           "    block0():\n"
+           "      %p : Float(2) = aten::relu(%x)\n"
+           "      -> (%p)\n"
+           "    block1():\n"
+           "      %q : Float(2) = aten::neg(%x)\n"
+           "      -> (%q)\n"
+           "  %z : Float(2) = aten::mul(%y, %s)\n"
+           "  return (%z)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_constprop(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "Constant()->s; relu(x)->p; mul(p,s)->z");
+  oxp_node *k = G->top->last->inputs[1]->producer;
+  ck_assert_int_eq(oxp_attr_get(k, "value")->i, 6);
+}
+END_TEST
+
+START_TEST(static_sizes_fold_unless_dynamic) {
+  const char *ir = "graph(%x : Float(4, 8)):\n"
+                   "  %one : int = prim::Constant[value=1]()\n"
+                   "  %zero : int = prim::Constant[value=0]()\n"
+                   "  %n : int = aten::size(%x, %one)\n"
+                   "  %b : int = aten::size(%x, %zero)\n"
+                   "  %l : int[] = prim::ListConstruct(%b, %n)\n"
+                   "  %y : Float(4, 8) = aten::view(%x, %l)\n"
+                   "  return (%y)\n";
+  pu_parse(ir);
+  oxp_options o = pu_opts();
+  oxp_dyn_axis ax = {"x", 0, "batch"};
+  o.dynamic_axes = &ax;
+  o.n_dynamic_axes = 1;
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_peephole_size(G, &o, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  /* dim 1 is fixed, dim 0 is the dynamic batch */
+  ck_assert_str_eq(ts_str(), "Constant()->zero; Constant()->n; size(x,zero)->b; "
+                             "ListConstruct(b,n)->l; view(x,l)->y");
+}
+END_TEST
+
+START_TEST(scripted_types_get_promoted) {
+  pu_parse("graph(%x : Tensor, %i : Long(3)):\n"
+           "  %one : int = prim::Constant[value=1]()\n"
+           "  %h : float = prim::Constant[value=0.5]()\n"
+           "  %a : Tensor = aten::add(%i, %one, %one)\n"
+           "  %b : Tensor = aten::mul(%a, %h)\n"
+           "  %c : Tensor = aten::div(%a, %one)\n"
+           "  %e : Tensor = aten::lt(%b, %c)\n"
+           "  return (%a, %b, %c, %e)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_type_promotion(G, &d), OXP_OK);
+  oxp_block *t = G->top;
+  ck_assert_int_eq(t->outputs[0]->type->dtype, OXP_DT_INT64);
+  ck_assert_int_eq(t->outputs[1]->type->dtype, OXP_DT_FLOAT);
+  ck_assert_int_eq(t->outputs[2]->type->dtype, OXP_DT_FLOAT);
+  ck_assert_int_eq(t->outputs[3]->type->dtype, OXP_DT_BOOL);
+}
+END_TEST
+
+START_TEST(dce_keeps_side_effects) {
+  pu_parse("graph(%x : Float(2)):\n"
+           "  %a : Float(2) = aten::relu(%x)\n"
+           "  %b : Float(2) = aten::neg(%a)\n"
+           "   = prim::Print(%x)\n"
+           "  return (%x)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "Print(x)->?");
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("jit_passes");
+  TCase *t = tcase_create("core");
+  tcase_add_checked_fixture(t, pu_setup, pu_teardown);
+  tcase_add_test(t, inplace_ops_become_pure_and_aliases_follow);
+  tcase_add_test(t, copy_of_same_type_is_the_source);
+  tcase_add_test(t, inplace_through_a_shared_view_is_refused);
+  tcase_add_test(t, tuples_and_lists_vanish);
+  tcase_add_test(t, constants_propagate_and_if_folds);
+  tcase_add_test(t, static_sizes_fold_unless_dynamic);
+  tcase_add_test(t, scripted_types_get_promoted);
+  tcase_add_test(t, dce_keeps_side_effects);
+  suite_add_tcase(s, t);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,162 @@
+/* test_onnx_peephole.c: ONNX peephole rewrites (onnx_peephole.c),
+ * initializer dedup (dedup_inits.c) and CSE (onnx_cse.c). */
+#include <math.h>
+
+#include "pass_util.h"
+
+static oxp_pass P;
+
+static oxp_status peep(oxp_options *o, oxp_diag *d) {
+  P = pu_pass(o, d);
+  oxp_status st = oxp_shape_infer(&P);
+  return st ? st : oxp_onnx_peephole(&P);
+}
+
+static const float W6[6] = {1, 2, 3, 4, 5, 6};
+
+/* linear on 2-D input lowered as MatMul(x, Transpose(W)) + b. */
+START_TEST(matmul_add_becomes_gemm_with_transb) {
+  const int64_t wd[] = {2, 3}, xd[] = {4, 3}, bd[] = {2};
+  oxp_value *w = weight("w", 2, wd, W6), *b = weight("b", 1, bd, W6);
+  oxp_node *t = op("Transpose", "wt", w, NULL, NULL);
+  const int64_t perm[] = {1, 0};
+  oxp_attr_set_ints(t, "perm", perm, 2);
+  oxp_node *mm = op("MatMul", "m", in_val("x", OXP_DT_FLOAT, 2, xd, NULL), out0(t), NULL);
+  oxp_node *add = op("Add", "y", out0(mm), b, NULL);
+  oxp_block_add_output(G->top, out0(add));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Transpose(w)->wt; Gemm(x,w,b)->y");
+  ck_assert_int_eq(oxp_attr_get(G->top->last, "transB")->i, 1);
+  ck_assert_ptr_eq(G->top->outputs[0], G->top->last->outputs[0]);
+}
+END_TEST
+
+/* A 3-D input keeps MatMul + Add (Gemm is 2-D only). */
+START_TEST(matmul_3d_stays) {
+  const int64_t wd[] = {3, 2}, xd[] = {5, 4, 3}, bd[] = {2};
+  oxp_node *mm = op("MatMul", "m", in_val("x", OXP_DT_FLOAT, 3, xd, NULL), weight("w", 2, wd, W6), NULL);
+  oxp_block_add_output(G->top, out0(op("Add", "y", out0(mm), weight("b", 1, bd, W6), NULL)));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "MatMul(x,w)->m; Add(m,b)->y");
+}
+END_TEST
+
+START_TEST(transposes_fuse_and_cancel) {
+  const int64_t xd[] = {2, 3, 4};
+  oxp_value *x = in_val("x", OXP_DT_FLOAT, 3, xd, NULL);
+  const int64_t p1[] = {1, 0, 2}, p2[] = {0, 2, 1};
+  oxp_node *t1 = op("Transpose", "a", x, NULL, NULL);
+  oxp_attr_set_ints(t1, "perm", p1, 3);
+  oxp_node *t2 = op("Transpose", "b", out0(t1), NULL, NULL);
+  oxp_attr_set_ints(t2, "perm", p2, 3);
+  oxp_node *t3 = op("Transpose", "c", out0(t1), NULL, NULL);
+  oxp_attr_set_ints(t3, "perm", p1, 3);
+  oxp_block_add_output(G->top, out0(op("Relu", "y", out0(t2), NULL, NULL)));
+  oxp_block_add_output(G->top, out0(op("Relu", "z", out0(t3), NULL, NULL)));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  /* b = x.permute(1,0,2).permute(0,2,1) = x.permute(1,2,0); c cancels. */
+  ck_assert_str_eq(pu_str(G->top), "Transpose(x)->a; Transpose(x)->b; Relu(b)->y; Relu(x)->z");
+  const oxp_attr *pa = oxp_attr_get(out0(t2)->producer, "perm");
+  ck_assert(pa->ints[0] == 1 && pa->ints[1] == 2 && pa->ints[2] == 0);
+}
+END_TEST
+
+/* No-op Identity/Cast/Reshape go; an output keeps its name by taking
+ * over its producer's output. */
+START_TEST(noops_go_and_outputs_keep_names) {
+  const int64_t xd[] = {2, 3};
+  oxp_value *x = in_val("x", OXP_DT_FLOAT, 2, xd, NULL);
+  oxp_node *r = op("Relu", "r", x, NULL, NULL);
+  oxp_node *c = op("Cast", "c", out0(r), NULL, NULL);
+  oxp_attr_set_i(c, "to", OXP_DT_FLOAT);
+  oxp_node *rs = op("Reshape", "rs", out0(c), const_i64("s", 1, xd, 2), NULL);
+  oxp_node *id = op("Identity", "out", out0(rs), NULL, NULL);
+  oxp_block_add_output(G->top, out0(id));
+  /* An Identity from a graph input to an output must stay. */
+  oxp_block_add_output(G->top, out0(op("Identity", "out2", x, NULL, NULL)));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Relu(x)->out; Identity(x)->out2");
+  ck_assert_str_eq(G->top->outputs[0]->name, "out");
+}
+END_TEST
+
+START_TEST(conv_batchnorm_folds) {
+  const int64_t xd[] = {1, 2, 4, 4}, wd[] = {2, 2, 1, 1}, cd[] = {2};
+  static const float w[4] = {1, 2, 3, 4}, sc[2] = {2, 3}, bi[2] = {0.5f, -1},
+                     mean[2] = {1, 2}, var[2] = {3, 8};
+  oxp_node *cv = op("Conv", "c", in_val("x", OXP_DT_FLOAT, 4, xd, NULL), weight("w", 4, wd, w), NULL);
+  oxp_node *bn = op("BatchNormalization", "y", out0(cv), weight("s", 1, cd, sc), weight("b", 1, cd, bi));
+  oxp_node_add_input(bn, weight("m", 1, cd, mean));
+  oxp_node_add_input(bn, weight("v", 1, cd, var));
+  oxp_attr_set_f(bn, "epsilon", 1);
+  oxp_block_add_output(G->top, out0(bn));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Conv(x,onnxexp::bnfold_w_0,onnxexp::bnfold_b_1)->y");
+  const oxp_tensor *nw = cv->inputs[1]->init, *nb = cv->inputs[2]->init;
+  /* alpha = scale / sqrt(var + eps) = 2/2, 3/3 */
+  ck_assert(fabs(oxp_tensor_get_f(nw, 0) - 1) < 1e-6 && fabs(oxp_tensor_get_f(nw, 3) - 4) < 1e-6);
+  ck_assert(fabs(oxp_tensor_get_f(nb, 0) - (-1 * 1 + 0.5)) < 1e-6);
+  ck_assert(fabs(oxp_tensor_get_f(nb, 1) - (-2 * 1 - 1)) < 1e-6);
+  ck_assert(w[0] == 1); /* the weight itself is never written */
+}
+END_TEST
+
+START_TEST(training_mode_keeps_batchnorm) {
+  const int64_t xd[] = {1, 2, 4, 4}, wd[] = {2, 2, 1, 1}, cd[] = {2};
+  static const float w[4] = {1, 2, 3, 4}, v2[2] = {1, 1};
+  oxp_node *cv = op("Conv", "c", in_val("x", OXP_DT_FLOAT, 4, xd, NULL), weight("w", 4, wd, w), NULL);
+  oxp_node *bn = op("BatchNormalization", "y", out0(cv), weight("s", 1, cd, v2), weight("b", 1, cd, v2));
+  oxp_node_add_input(bn, weight("m", 1, cd, v2));
+  oxp_node_add_input(bn, weight("v", 1, cd, v2));
+  oxp_block_add_output(G->top, out0(bn));
+  oxp_options o = pu_opts();
+  o.training = OXP_TRAIN_TRAIN;
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Conv(x,w)->c; BatchNormalization(c,s,b,m,v)->y");
+}
+END_TEST
+
+START_TEST(dedup_then_cse) {
+  const int64_t xd[] = {2}, one = 1;
+  oxp_value *x = in_val("x", OXP_DT_INT64, 1, xd, NULL);
+  oxp_node *a = op("Add", "a", x, const_i64("k1", 0, &one, 1), NULL);
+  oxp_node *b = op("Add", "b", x, const_i64("k2", 0, &one, 1), NULL);
+  oxp_block_add_output(G->top, out0(op("Mul", "y", out0(a), out0(b), NULL)));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  P = pu_pass(&o, &d);
+  ck_assert_int_eq(oxp_dedup_inits(&P), OXP_OK);
+  ck_assert_int_eq(oxp_onnx_cse(&P), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Add(x,k1)->a; Mul(a,a)->y");
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("onnx_peephole");
+  TCase *t = tcase_create("core");
+  tcase_add_checked_fixture(t, pu_setup, pu_teardown);
+  tcase_add_test(t, matmul_add_becomes_gemm_with_transb);
+  tcase_add_test(t, matmul_3d_stays);
+  tcase_add_test(t, transposes_fuse_and_cancel);
+  tcase_add_test(t, noops_go_and_outputs_keep_names);
+  tcase_add_test(t, conv_batchnorm_folds);
+  tcase_add_test(t, training_mode_keeps_batchnorm);
+  tcase_add_test(t, dedup_then_cse);
+  suite_add_tcase(s, t);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}
