@@ -205,6 +205,7 @@ START_TEST(bad_option_values) {
   o = opts(); o.operator_export_type = (onnxexp_operator_export_type)7; TRY("operator_export_type");
   o = opts(); o.training = (onnxexp_training_mode)-1; TRY("training");
   o = opts(); o.external_data = (onnxexp_external_data)5; TRY("external_data");
+  o = opts(); o.strip_doc_string = 2; TRY("strip_doc_string");
   o = opts(); o.custom_opsets = &co; o.n_custom_opsets = 1; TRY("custom_opsets[0]");
   o = opts(); o.weights_path = "w"; o.weights_data = "x"; o.weights_size = 1; TRY("not both");
   o = opts(); o.weights_size = 4; TRY("weights_data is NULL");
@@ -613,20 +614,70 @@ START_TEST(export_errors_carry_location_and_op) {
 }
 END_TEST
 
-START_TEST(external_data_is_not_supported_yet) {
-  size_t wlen, len;
-  unsigned char *w = weights(&wlen), *buf;
+/* Linear(64, 64): weights big enough to leave the model (1 KiB and up). */
+static const char BIG_IR[] =
+    "graph(%x : Float(1, 64, strides=[64, 1], requires_grad=0, device=cpu),\n"
+    "      %fc.weight : Float(64, 64, strides=[64, 1], requires_grad=1, device=cpu),\n"
+    "      %fc.bias : Float(64, strides=[1], requires_grad=1, device=cpu)):\n"
+    "  %y : Float(1, 64, strides=[64, 1], requires_grad=1, device=cpu) = aten::linear(%x, %fc.weight, %fc.bias)\n"
+    "  return (%y)\n";
+
+START_TEST(external_data_file_and_reference) {
+  size_t wlen, len, inl;
+  static float data[64 * 64 + 64];
+  for (int i = 0; i < 64 * 64 + 64; i++) data[i] = (float)(i % 7) - 3.0f;
+  unsigned char *w = st_build("{\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[64,64],\"data_offsets\":[0,16384]},"
+                              "\"fc.bias\":{\"dtype\":\"F32\",\"shape\":[64],\"data_offsets\":[16384,16640]}}",
+                              data, sizeof data, &wlen);
+  unsigned char *buf;
   onnxexp_options o = opts();
   o.weights_data = w;
   o.weights_size = wlen;
+  unsigned char *inline_model = text_to_buf(BIG_IR, &o, &inl);
+  /* One data file beside the model, default and given names. */
   o.external_data = ONNXEXP_EXTERNAL_DATA_FILE;
-  /* The serializer has no external data yet: a clear status, no file. */
-  ASSERT_FAILS(onnxexp_export_text(LINEAR_IR, strlen(LINEAR_IR), NULL, path_in("e.onnx"), &o, D),
-               ONNXEXP_ERR_UNSUPPORTED, "external data");
-  ck_assert_int_ne(access(path_in("e.onnx"), F_OK), 0);
-  /* A buffer has nowhere to put the data file. */
-  ASSERT_FAILS(onnxexp_export_text_to_buffer(LINEAR_IR, strlen(LINEAR_IR), NULL, &o, &buf, &len, D),
-               ONNXEXP_ERR_USAGE, "external data needs a model file");
+  ck_assert_msg(onnxexp_export_text(BIG_IR, strlen(BIG_IR), NULL, path_in("e.onnx"), &o, D) == 0,
+                "%s", onnxexp_diag_message(D));
+  ck_assert_int_eq(access(path_in("e.onnx.data"), F_OK), 0);
+  buf = read_all(path_in("e.onnx"), &len);
+  ck_assert_uint_lt(len, inl);
+  onnxexp_model_info *m;
+  ck_assert_int_eq(onnxexp_check_model(buf, len, &m, D), 0);
+  ck_assert_int_eq(onnxexp_model_info_num_initializers(m), 2);
+  ck_assert_int_eq(onnxexp_model_info_num_inputs(m), 1);
+  onnxexp_model_info_free(m);
+  free(buf);
+  o.external_data_name = "weights.bin";
+  ck_assert_int_eq(onnxexp_export_text(BIG_IR, strlen(BIG_IR), NULL, path_in("n.onnx"), &o, D), 0);
+  ck_assert_int_eq(access(path_in("weights.bin"), F_OK), 0);
+  o.external_data_name = "a/b";
+  ASSERT_FAILS(onnxexp_export_text(BIG_IR, strlen(BIG_IR), NULL, path_in("x.onnx"), &o, D),
+               ONNXEXP_ERR_USAGE, "plain file name");
+  ck_assert_int_ne(access(path_in("x.onnx"), F_OK), 0);
+  /* A buffer has nowhere to put a data file. */
+  o.external_data_name = NULL;
+  ASSERT_FAILS(onnxexp_export_text_to_buffer(BIG_IR, strlen(BIG_IR), NULL, &o, &buf, &len, D),
+               ONNXEXP_ERR_USAGE, "external data needs the model written to a file");
+  /* References into the safetensors file itself: no data file. */
+  write_all(path_in("r.safetensors"), w, wlen);
+  o = opts();
+  o.weights_path = path_in("r.safetensors");
+  o.external_data = ONNXEXP_EXTERNAL_DATA_REFERENCE;
+  ck_assert_msg(onnxexp_export_text(BIG_IR, strlen(BIG_IR), NULL, path_in("r.onnx"), &o, D) == 0,
+                "%s", onnxexp_diag_message(D));
+  ck_assert_int_ne(access(path_in("r.onnx.data"), F_OK), 0);
+  /* Weights in memory have no file to point into; the core decides how
+   * to store them, and the model must still come out whole. */
+  o = opts();
+  o.weights_data = w;
+  o.weights_size = wlen;
+  o.external_data = ONNXEXP_EXTERNAL_DATA_REFERENCE;
+  ck_assert_msg(onnxexp_export_text(BIG_IR, strlen(BIG_IR), NULL, path_in("m.onnx"), &o, D) == 0,
+                "%s", onnxexp_diag_message(D));
+  buf = read_all(path_in("m.onnx"), &len);
+  ck_assert_int_eq(onnxexp_check_model(buf, len, NULL, D), 0);
+  free(buf);
+  onnxexp_free(inline_model);
   free(w);
 }
 END_TEST
@@ -690,6 +741,18 @@ START_TEST(options_reach_the_model) {
   ck_assert_int_eq(seen.n, 1);
   onnxexp_free(buf);
   free(w);
+  /* A doc string keeps the IR's source comments on nodes unless stripped. */
+  size_t kept, stripped;
+  o = opts();
+  o.doc_string = "the model";
+  buf = text_to_buf(LINEAR_IR, &o, &kept);
+  ck_assert_ptr_nonnull(memmem(buf, kept, "m.py:5:0", 8));
+  onnxexp_free(buf);
+  o.strip_doc_string = 1;
+  buf = text_to_buf(LINEAR_IR, &o, &stripped);
+  ck_assert_ptr_null(memmem(buf, stripped, "m.py:5:0", 8));
+  ck_assert_uint_lt(stripped, kept);
+  onnxexp_free(buf);
   /* select_model_mode_for_export */
   o = opts();
   ck_assert_int_eq(onnxexp_select_model_mode_for_export(&o, ONNXEXP_TRAINING_PRESERVE, D), 0);
@@ -927,7 +990,7 @@ static Suite *suite(void) {
   tcase_add_test(t, builder_attributes_constants_and_blocks);
   tcase_add_test(t, builder_rejects_bad_graphs);
   tcase_add_test(t, export_errors_carry_location_and_op);
-  tcase_add_test(t, external_data_is_not_supported_yet);
+  tcase_add_test(t, external_data_file_and_reference);
   tcase_add_test(t, options_reach_the_model);
   tcase_add_test(t, custom_symbolic_overrides_builtin);
   tcase_add_test(t, register_rejects_bad_names_and_opsets);

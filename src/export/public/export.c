@@ -19,6 +19,7 @@ static void defaults(onnxexp_options *o) {
   o->opset_version = ONNXEXP_OPSET_DEFAULT;
   o->do_constant_folding = 1;
   o->export_params = 1;
+  o->strip_doc_string = -1;
 }
 
 onnxexp_status onnxexp_options_init(onnxexp_options *opts, size_t size,
@@ -75,8 +76,10 @@ static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
     return bad(d, "operator_export_type is not an onnxexp_operator_export_type");
   if ((unsigned)pub->training > ONNXEXP_TRAINING_TRAIN)
     return bad(d, "training is not an onnxexp_training_mode");
-  if ((unsigned)pub->external_data > ONNXEXP_EXTERNAL_DATA_FILE)
+  if ((unsigned)pub->external_data > ONNXEXP_EXTERNAL_DATA_REFERENCE)
     return bad(d, "external_data is not an onnxexp_external_data");
+  if (pub->strip_doc_string < -1 || pub->strip_doc_string > 1)
+    return bad(d, "strip_doc_string must be -1, 0 or 1");
   if (pub->n_custom_opsets < 0 || (pub->n_custom_opsets > 0 && !pub->custom_opsets))
     return bad(d, "custom_opsets must hold n_custom_opsets entries");
   if (pub->weights_path && pub->weights_data)
@@ -122,8 +125,11 @@ static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
   o->custom_opsets = ops;
   o->n_custom_opsets = pub->n_custom_opsets;
   o->doc_string = pub->doc_string;
-  o->strip_doc_string = pub->doc_string == NULL;
-  o->external_data = pub->external_data ? OXP_EXT_FILE : OXP_EXT_NONE;
+  o->strip_doc_string = pub->strip_doc_string < 0 ? pub->doc_string == NULL
+                                                  : pub->strip_doc_string != 0;
+  o->external_data = pub->external_data == ONNXEXP_EXTERNAL_DATA_FILE ? OXP_EXT_FILE
+                     : pub->external_data == ONNXEXP_EXTERNAL_DATA_REFERENCE ? OXP_EXT_REFERENCE
+                                                                          : OXP_EXT_NONE;
   o->external_data_name = pub->external_data_name;
   o->quiet = pub->quiet != 0;
   o->warn = pub->quiet ? NULL : pub->warning;
@@ -155,13 +161,7 @@ static onnxexp_status deliver(oxp_graph *onnx, const oxp_options *o,
     return *to->text ? ONNXEXP_OK
                      : (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   }
-  if (to->buf) {
-    if (o->external_data != OXP_EXT_NONE)
-      return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
-                                      "external data needs a model file: use "
-                                      "onnxexp_export*, not *_to_buffer");
-    return (onnxexp_status)oxp_write_buffer(onnx, o, to->buf, to->len, d);
-  }
+  if (to->buf) return (onnxexp_status)oxp_write_buffer(onnx, o, to->buf, to->len, d);
   return (onnxexp_status)oxp_write_file(onnx, o, to->path, d);
 }
 

@@ -33,9 +33,12 @@ typedef enum {
   ONNXEXP_TRAINING_TRAIN
 } onnxexp_training_mode;
 
+/* Where tensors go. Models past protobuf's 2 GiB limit use FILE anyway.
+ * External data needs a file destination (onnxexp_export*). */
 typedef enum {
-  ONNXEXP_EXTERNAL_DATA_NONE = 0, /* inline (the 2 GiB limit applies) */
-  ONNXEXP_EXTERNAL_DATA_FILE      /* tensors in one file beside the model */
+  ONNXEXP_EXTERNAL_DATA_NONE = 0, /* inline */
+  ONNXEXP_EXTERNAL_DATA_FILE,     /* one data file beside the model */
+  ONNXEXP_EXTERNAL_DATA_REFERENCE /* point into the safetensors weights file */
 } onnxexp_external_data;
 
 /* One dynamic axis: input (after renaming) `input`, axis `axis` becomes
@@ -79,6 +82,8 @@ typedef struct {
   const onnxexp_custom_opset *custom_opsets;
   int n_custom_opsets;
   const char *doc_string;              /* model doc_string; NULL: none */
+  int strip_doc_string;                /* -1 (default): strip unless doc_string
+                                          is set; 0: keep; 1: strip all */
   onnxexp_external_data external_data; /* default NONE */
   const char *external_data_name;      /* NULL: "<model file>.data" */
   int quiet;                           /* no warnings */
