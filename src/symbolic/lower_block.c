@@ -61,6 +61,7 @@ oxp_value *oxp_ctl_block_out(oxp_sctx *c, oxp_block *blk, oxp_value *v,
   if (!lv) return NULL;
   if (lv->producer && lv->producer->owner == c->cur && !is_output_of(c->cur, lv))
     return lv;
+  if (lv->type && lv->type->kind == OXP_T_SEQUENCE) return oxp_seq_copy(c, lv);
   oxp_value *id = oxp_sym_op1(c, "Identity", lv);
   if (id) id->type = oxp_type_copy(oxp_sym_arena(c), lv->type);
   return id;

@@ -22,11 +22,25 @@ static bool is_uninit(const oxp_value *v) {
   return v->producer && oxp_kind_is(v->producer, "prim::Uninitialized");
 }
 
+/* If and Loop take sequences (as outputs, carried values) only from
+ * opset 13; before it they are tensor-only. */
+static bool seq_flow_ok(oxp_sctx *c, oxp_node *n, const oxp_value *l,
+                        const char *what) {
+  if (oxp_sym_opset(c) >= 13) return true;
+  oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+               "%s: %s (list %%%s) needs ONNX sequences through %s, which "
+               "need opset 13 (exporting at opset %d)",
+               n->kind, what, l->name ? l->name : "?",
+               oxp_kind_is(n, "prim::If") ? "If" : "Loop", oxp_sym_opset(c));
+  return false;
+}
+
 /* Outer lists changed inside n, as sequences in the current block. */
 static int outer_seqs(oxp_sctx *c, oxp_node *n, oxp_value ***lists,
                       oxp_value ***seqs, const char *what) {
   int nl = oxp_ctl_outer_lists(c, n, lists);
   if (nl <= 0) return nl;
+  if (!seq_flow_ok(c, n, (*lists)[0], what)) return -1;
   *seqs = oxp_alloc(oxp_sym_arena(c), sizeof **seqs * (size_t)nl);
   if (!*seqs) return -1;
   for (int j = 0; j < nl; j++)
@@ -94,6 +108,8 @@ static oxp_status lower_branch(oxp_sctx *c, oxp_node *n, int k, oxp_block *b,
   c->cur = b;
   for (int i = 0; i < n->noutputs && !c->d->status; i++) {
     oxp_value *v = sb->outputs[i];
+    if (oxp_seq_is_list(v) && !seq_flow_ok(c, n, v, "a list returned by prim::If"))
+      break;
     int dt = oxp_seq_is_list(v) ? 0
                                 : oxp_lower_scalar_dtype(oxp_sym_out_type(n, i));
     outs[i] = is_uninit(v) ? NULL : oxp_ctl_block_out(c, sb, v, dt);
@@ -190,7 +206,9 @@ oxp_status oxp_s_if(oxp_sctx *c, oxp_node *n) {
 /* The initial value of carried input k (node input 2 + k). */
 static oxp_value *carried_init(oxp_sctx *c, oxp_node *n, int k) {
   oxp_value *v = n->inputs[2 + k];
-  if (oxp_seq_is_list(v)) return oxp_seq_of(c, v, "a list carried by prim::Loop");
+  if (oxp_seq_is_list(v))
+    return seq_flow_ok(c, n, v, "a list carried by prim::Loop")
+               ? oxp_seq_of(c, v, "a list carried by prim::Loop") : NULL;
   if (is_uninit(v)) {
     oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
                  "prim::Loop: carried value %d (%%%s) starts uninitialized; "

@@ -65,6 +65,9 @@ void oxp_seq_rebind(oxp_sctx *c, oxp_value *v, oxp_value *s);
 /* Fixes the element type of an empty sequence chain once an element is
  * known (SequenceEmpty defaults to float). */
 void oxp_seq_note_elem(oxp_sctx *c, oxp_value *seq, int dtype);
+/* A new value holding the same sequence (an ONNX subgraph cannot return
+ * an outer value directly). */
+oxp_value *oxp_seq_copy(oxp_sctx *c, oxp_value *seq);
 /* Wrapped symbolics (see oxp_ctl_wrap_syms). */
 oxp_status oxp_seq_wrap_stack(oxp_sctx *c, oxp_node *n);
 oxp_status oxp_seq_wrap_cat(oxp_sctx *c, oxp_node *n);

@@ -144,8 +144,10 @@ static oxp_type *meet(oxp_arena *a, const oxp_type *x, const oxp_type *y,
   if (x->kind == OXP_T_SEQUENCE || y->kind == OXP_T_SEQUENCE) {
     oxp_type *r = oxp_type_new(a, OXP_T_SEQUENCE);
     if (!r) return NULL;
+    /* An element rank unknown here mostly means "no element yet" (an
+     * empty sequence), so the other side's rank is taken. */
     r->elem = meet(a, x->kind == OXP_T_SEQUENCE ? x->elem : NULL,
-                   y->kind == OXP_T_SEQUENCE ? y->elem : NULL, guess_rank);
+                   y->kind == OXP_T_SEQUENCE ? y->elem : NULL, true);
     return r;
   }
   if (x->kind != OXP_T_TENSOR || y->kind != OXP_T_TENSOR)
@@ -199,7 +201,7 @@ static bool complete_seq(oxp_arena *a, oxp_node *n) {
     bool empty = n->inputs[0]->producer &&
                  oxp_kind_is(n->inputs[0]->producer, "onnx::SequenceEmpty");
     e = empty ? oxp_type_copy(a, n->inputs[1]->type)
-              : meet(a, e, n->inputs[1]->type, false);
+              : meet(a, e, n->inputs[1]->type, true);
     return update(o, seq_of(a, e));
   }
   if (strcmp(op, "SequenceErase") == 0)

@@ -165,6 +165,21 @@ static oxp_value *seq_op(oxp_sctx *c, const char *op, oxp_value *seq,
   return k->outputs[0];
 }
 
+oxp_value *oxp_seq_copy(oxp_sctx *c, oxp_value *seq) {
+  if (oxp_sym_opset(c) >= 14) {
+    oxp_value *id = oxp_sym_op1(c, "Identity", seq);
+    if (id) id->type = oxp_type_copy(oxp_sym_arena(c), seq->type);
+    return id;
+  }
+  /* Identity takes sequences only from opset 14: insert a placeholder
+   * element and erase it again, which leaves the sequence as it was. */
+  int dt = seq->type && seq->type->elem ? seq->type->elem->dtype : 0;
+  oxp_value *z = oxp_sym_const_scalar(c, 0, dt ? dt : OXP_DT_FLOAT);
+  oxp_value *grown = seq_op(c, "SequenceInsert", seq, z, NULL);
+  return grown ? seq_op(c, "SequenceErase", grown, NULL,
+                        oxp_sym_const_i64(c, -1)) : NULL;
+}
+
 static oxp_pack *new_pack(oxp_sctx *c, int n) {
   oxp_pack *p = oxp_alloc(oxp_sym_arena(c), sizeof *p);
   if (!p) return NULL;
