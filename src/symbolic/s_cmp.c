@@ -27,6 +27,10 @@ static oxp_status compare(oxp_sctx *c, oxp_node *n, const char *op,
     return oxp_m_set_out(c, n, 0,
                            oxp_sym_const_scalar(c, eq != negate, OXP_DT_BOOL));
   }
+  const oxp_type *ta = oxp_sym_in_type(n, 0), *tb = oxp_sym_in_type(n, 1);
+  if (ta && tb && ta->kind == OXP_T_DEVICE && tb->kind == OXP_T_DEVICE)
+    /* ONNX has no devices: all are equal, as in torch's exporter. */
+    return oxp_m_set_out(c, n, 0, oxp_sym_const_scalar(c, !negate, OXP_DT_BOOL));
   int dt = operand_dtype(c, n);
   oxp_value *a, *b;
   if (!oxp_m_pair(c, n, 0, 1, dt, &a, &b)) return oxp_sym_status(c);
