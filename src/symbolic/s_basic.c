@@ -1,6 +1,6 @@
 /* s_basic.c: ops that move values without computing: identities,
- * scalar conversions, dtype casts, dropout in eval mode, aten::size. */
-#include "ops.h"
+ * scalar conversions, dtype casts, the dropout family, aten::size. */
+#include "s_nn_util.h"
 
 oxp_status oxp_s_identity(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_in(c, n, 0));
@@ -37,30 +37,67 @@ oxp_status oxp_s_to(oxp_sctx *c, oxp_node *n) {
                          oxp_sym_dtype(x) == dt ? x : oxp_sym_cast(c, x, dt));
 }
 
-/* dropout(input, p, train): identity unless training is requested. */
-oxp_status oxp_s_dropout(oxp_sctx *c, oxp_node *n) {
-  bool train = false;
-  if (n->ninputs > 2 && !oxp_sym_bool(n, 2, &train))
-    return oxp_sym_unsupported(c, "dropout with a runtime train flag");
-  const oxp_options *o = oxp_sym_options(c);
-  if (o->training == OXP_TRAIN_EVAL || !train ||
-      (o->training == OXP_TRAIN_PRESERVE && !train))
-    return oxp_s_identity(c, n);
-  if (oxp_kind_is(n, "aten::feature_dropout"))
-    return oxp_sym_unsupported(c, "feature_dropout in training mode");
+/* The dropout family: (input, p, train). Identity unless the op runs in
+ * training mode (oxp_nn_training: never under --training eval). Training
+ * dropout is ONNX Dropout with training_mode, which exists from opset 12
+ * (earlier Dropout is inference-only, so it would silently not drop). The
+ * feature and alpha forms have no ONNX op in training mode, as in torch's
+ * exporter. */
+static bool dropout_train(oxp_sctx *c, oxp_node *n, bool *train) {
+  *train = false;
+  if (n->ninputs > 2 && !oxp_sym_is_none(n, 2) && !oxp_sym_bool(n, 2, train)) {
+    oxp_sym_unsupported(c, "dropout with a runtime train flag");
+    return false;
+  }
+  *train = oxp_nn_training(c, *train);
+  if (*train && oxp_sym_opset(c) < 12) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                 "%s in training mode is not supported at opset %d "
+                 "(supported from opset 12)", n->kind, oxp_sym_opset(c));
+    return false;
+  }
+  return true;
+}
+
+static oxp_node *train_dropout(oxp_sctx *c, oxp_node *n, int nout) {
   double p = 0.5;
   oxp_sym_float(n, 1, &p);
   oxp_value *x = oxp_sym_in(c, n, 0);
-  oxp_node *d;
-  if (oxp_sym_opset(c) >= 12) {
-    oxp_value *in[3] = {x, oxp_sym_const_scalar(c, p, OXP_DT_FLOAT),
-                        oxp_sym_const_scalar(c, 1, OXP_DT_BOOL)};
-    d = oxp_sym_op(c, "Dropout", in, 3, 1);
-  } else {
-    d = oxp_sym_op(c, "Dropout", &x, 1, 1);
-    if (d) oxp_attr_set_f(d, "ratio", p);
+  oxp_value *in[3] = {x, x ? oxp_sym_const_scalar(c, p, oxp_nn_dtype(x)) : NULL,
+                      oxp_sym_const_scalar(c, 1, OXP_DT_BOOL)};
+  return x ? oxp_sym_op(c, "Dropout", in, 3, nout) : NULL;
+}
+
+oxp_status oxp_s_dropout(oxp_sctx *c, oxp_node *n) {
+  bool train;
+  if (!dropout_train(c, n, &train)) return oxp_sym_status(c);
+  if (!train) return oxp_s_identity(c, n);
+  if (!oxp_kind_is(n, "aten::dropout") && !oxp_kind_is(n, "aten::dropout_")) {
+    const char *k = n->kind + 6; /* past "aten::" */
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "%s: %s in training mode has no ONNX equivalent",
+                        n->kind, k);
   }
+  oxp_node *d = train_dropout(c, n, 1);
   return oxp_sym_set_out(c, n, 0, d ? d->outputs[0] : NULL);
+}
+
+/* native_dropout(input, p, train) -> (out, mask); the mask is all true
+ * when not training, as in torch. */
+oxp_status oxp_s_native_dropout(oxp_sctx *c, oxp_node *n) {
+  bool train;
+  if (!dropout_train(c, n, &train)) return oxp_sym_status(c);
+  if (train) {
+    oxp_node *d = train_dropout(c, n, 2);
+    oxp_status st = oxp_sym_set_out(c, n, 0, d ? d->outputs[0] : NULL);
+    return st ? st : oxp_sym_set_out(c, n, 1, d->outputs[1]);
+  }
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  oxp_status st = oxp_sym_set_out(c, n, 0, x);
+  if (st || !oxp_nn_out_used(n, 1)) return st;
+  oxp_value *mask = oxp_sym_op2(c, "Expand", oxp_sym_const_scalar(c, 1, OXP_DT_BOOL),
+                                oxp_sym_op1(c, "Shape", x));
+  return oxp_sym_set_out(c, n, 1, mask);
 }
 
 /* aten::size(x, dim) -> int; aten::size(x) -> int[] (the Shape). */

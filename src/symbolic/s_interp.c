@@ -1,0 +1,319 @@
+/* s_interp.c: resampling: upsample_* and __interpolate (Upsample at opset
+ * 9, Resize from 10), grid_sampler (GridSample, 16+), pixel_shuffle
+ * (DepthToSpace CRD from 11), pixel_unshuffle, im2col (a Conv with a
+ * one-hot kernel, which is what im2col computes). */
+#include <math.h>
+#include <string.h>
+
+#include "s_nn_util.h"
+
+typedef enum { RS_NEAREST, RS_NEAREST_EXACT, RS_LINEAR, RS_CUBIC } rs_mode;
+
+typedef struct {
+  rs_mode mode;
+  bool align;
+  int k;                         /* spatial dims */
+  bool by_size;                  /* sizes (else scales) */
+  int64_t size[OXP_NN_MAXD];
+  double scale[OXP_NN_MAXD];
+} rs_spec;
+
+/* [1, 1, s...] or [N, C, out...]: constants, or N and C read at run time. */
+static oxp_value *full_sizes(oxp_sctx *c, oxp_value *x, const rs_spec *s) {
+  int64_t v[OXP_NN_MAXD + 2];
+  v[0] = oxp_nn_dim(x, 0);
+  v[1] = oxp_nn_dim(x, 1);
+  for (int j = 0; j < s->k; j++) v[2 + j] = s->size[j];
+  if (v[0] >= 0 && v[1] >= 0) return oxp_sym_const_i64s(c, v, s->k + 2);
+  static const int64_t zero = 0, two = 2;
+  oxp_value *parts[2] = {oxp_sym_slice(c, oxp_sym_op1(c, "Shape", x), &zero,
+                                       &zero, &two, NULL, 1),
+                         oxp_sym_const_i64s(c, v + 2, s->k)};
+  if (!parts[0] || !parts[1]) return NULL;
+  oxp_node *k = oxp_sym_op(c, "Concat", parts, 2, 1);
+  if (!k) return NULL;
+  oxp_attr_set_i(k, "axis", 0);
+  return k->outputs[0];
+}
+
+static oxp_value *scales_const(oxp_sctx *c, const rs_spec *s) {
+  float v[OXP_NN_MAXD + 2] = {1, 1};
+  for (int j = 0; j < s->k; j++) v[2 + j] = (float)s->scale[j];
+  return oxp_sym_const_f32s(c, v, s->k + 2);
+}
+
+/* Before opset 11 only floor-nearest matches torch; sizes must then be
+ * whole multiples of static input sizes so the scale is exact. */
+static oxp_value *resize_old(oxp_sctx *c, oxp_value *x, rs_spec *s) {
+  if (s->mode != RS_NEAREST) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                 "%s: this interpolation mode is not supported at opset %d "
+                 "(supported from opset 11)", "upsample", oxp_sym_opset(c));
+    return NULL;
+  }
+  if (s->by_size)
+    for (int j = 0; j < s->k; j++) {
+      int64_t in = oxp_nn_dim(x, 2 + j);
+      if (in <= 0 || s->size[j] % in) {
+        oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                     "upsample to a size that is not a whole multiple of a "
+                     "static input size is not supported at opset %d "
+                     "(supported from opset 11)", oxp_sym_opset(c));
+        return NULL;
+      }
+      s->scale[j] = (double)(s->size[j] / in);
+    }
+  oxp_node *k = oxp_sym_op(c, oxp_sym_opset(c) < 10 ? "Upsample" : "Resize",
+                           (oxp_value *[]){x, scales_const(c, s)}, 2, 1);
+  if (!k) return NULL;
+  oxp_attr_set_s(k, "mode", "nearest");
+  return k->outputs[0];
+}
+
+static oxp_value *resize(oxp_sctx *c, oxp_value *x, rs_spec *s) {
+  if (!x) return NULL;
+  if (oxp_sym_rank(x) >= 0 && oxp_sym_rank(x) != s->k + 2) {
+    oxp_sym_unsupported(c, "interpolation of an input without batch and "
+                           "channel dims");
+    return NULL;
+  }
+  if (oxp_sym_opset(c) < 11) return resize_old(c, x, s);
+  bool opt = oxp_sym_opset(c) >= 13; /* roi and scales may be absent */
+  oxp_value *empty = opt ? NULL : oxp_sym_const_f32s(c, NULL, 0);
+  oxp_value *in[4] = {x, empty, s->by_size ? empty : scales_const(c, s),
+                      s->by_size ? full_sizes(c, x, s) : NULL};
+  oxp_node *k = oxp_sym_op(c, "Resize", in, s->by_size ? 4 : 3, 1);
+  if (!k) return NULL;
+  /* Scripted graphs leave the output untyped; the element type and rank
+   * are the input's. */
+  oxp_sym_set_type(c, k->outputs[0], oxp_sym_dtype(x), s->k + 2, NULL);
+  static const char *const modes[] = {"nearest", "nearest", "linear", "cubic"};
+  oxp_attr_set_s(k, "mode", modes[s->mode]);
+  if (s->mode == RS_NEAREST) {
+    oxp_attr_set_s(k, "coordinate_transformation_mode", "asymmetric");
+    oxp_attr_set_s(k, "nearest_mode", "floor");
+  } else if (s->mode == RS_NEAREST_EXACT) {
+    oxp_attr_set_s(k, "coordinate_transformation_mode", "half_pixel");
+    oxp_attr_set_s(k, "nearest_mode", "round_prefer_ceil");
+  } else {
+    oxp_attr_set_s(k, "coordinate_transformation_mode",
+                   s->align ? "align_corners" : "pytorch_half_pixel");
+    if (s->mode == RS_CUBIC) oxp_attr_set_f(k, "cubic_coeff_a", -0.75);
+  }
+  return k->outputs[0];
+}
+
+static rs_mode name_mode(const oxp_node *n) {
+  if (strstr(n->kind, "nearest_exact")) return RS_NEAREST_EXACT;
+  if (strstr(n->kind, "nearest")) return RS_NEAREST;
+  if (strstr(n->kind, "bicubic")) return RS_CUBIC;
+  return RS_LINEAR;
+}
+
+/* upsample_<mode><k>d in both overloads: (input, output_size?[,
+ * align_corners], scale_factors?) and (input, output_size[,
+ * align_corners], scales_d?...). Scale factors win over sizes, as in
+ * torch's kernels, which then compute source positions from them. */
+oxp_status oxp_s_upsample(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x) return oxp_sym_status(c);
+  rs_spec s = {.mode = name_mode(n), .k = oxp_nn_name_dims(n, 2)};
+  int i = 2;
+  if (s.mode == RS_LINEAR || s.mode == RS_CUBIC) {
+    if (!oxp_nn_bool_arg(c, n, 2, false, &s.align)) return oxp_sym_status(c);
+    i = 3;
+  }
+  double *f;
+  int cnt = 0;
+  bool have_scales = false;
+  const oxp_type *t = oxp_sym_in_type(n, i);
+  if (i < n->ninputs && !oxp_sym_is_none(n, i) && t &&
+      (t->kind == OXP_T_LIST || t->kind == OXP_T_OPTIONAL)) {
+    if (!oxp_sym_floats(c, n, i, &f, &cnt) || (cnt != 1 && cnt != s.k))
+      return oxp_sym_unsupported(c, "runtime scale factors");
+    for (int j = 0; j < s.k; j++) s.scale[j] = f[cnt == 1 ? 0 : j];
+    have_scales = true;
+  } else if (i < n->ninputs) {
+    have_scales = true;
+    for (int j = 0; j < s.k; j++) {
+      if (i + j >= n->ninputs || oxp_sym_is_none(n, i + j)) {
+        have_scales = false;
+        break;
+      }
+      if (!oxp_sym_float(n, i + j, &s.scale[j]))
+        return oxp_sym_unsupported(c, "runtime scale factors");
+    }
+  }
+  if (!have_scales) {
+    s.by_size = true;
+    if (!oxp_nn_spatial(c, n, 1, s.k, -1, s.size)) return oxp_sym_status(c);
+    if (s.size[0] < 0) return oxp_sym_fail(c, OXP_ERR_GRAPH,
+                                           "%s: neither sizes nor scales", n->kind);
+  }
+  return oxp_sym_set_out(c, n, 0, resize(c, x, &s));
+}
+
+/* __interpolate(input, size, scale_factor, mode, align_corners,
+ *               recompute_scale_factor, antialias), from scripted code. */
+oxp_status oxp_s_interpolate(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  const char *mode = "nearest";
+  if (!x) return oxp_sym_status(c);
+  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &mode))
+    return oxp_sym_unsupported(c, "a runtime interpolation mode");
+  int r = oxp_sym_rank(x);
+  if (r < 3 || r > OXP_NN_MAXD)
+    return oxp_sym_unsupported(c, "__interpolate of unknown rank");
+  rs_spec s = {.k = r - 2};
+  if (!strcmp(mode, "nearest")) s.mode = RS_NEAREST;
+  else if (!strcmp(mode, "nearest-exact")) s.mode = RS_NEAREST_EXACT;
+  else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear") ||
+           !strcmp(mode, "trilinear")) s.mode = RS_LINEAR;
+  else if (!strcmp(mode, "bicubic")) s.mode = RS_CUBIC;
+  else return oxp_sym_unsupported(c, "__interpolate in this mode");
+  bool recompute = false, aa = false;
+  if (!oxp_nn_bool_arg(c, n, 4, false, &s.align) ||
+      !oxp_nn_bool_arg(c, n, 5, false, &recompute) ||
+      !oxp_nn_bool_arg(c, n, 6, false, &aa))
+    return oxp_sym_status(c);
+  if (aa) return oxp_sym_unsupported(c, "__interpolate with antialias");
+  if (!oxp_sym_is_none(n, 1)) {
+    s.by_size = true;
+    if (!oxp_nn_spatial(c, n, 1, s.k, -1, s.size)) return oxp_sym_status(c);
+  } else {
+    double *f;
+    int cnt;
+    if (!oxp_sym_floats(c, n, 2, &f, &cnt)) {
+      if (!oxp_sym_float(n, 2, &s.scale[0]))
+        return oxp_sym_unsupported(c, "runtime scale factors");
+      f = s.scale;
+      cnt = 1;
+    }
+    if (cnt != 1 && cnt != s.k) return oxp_sym_fail(c, OXP_ERR_GRAPH,
+                                                    "__interpolate: bad scale_factor");
+    for (int j = s.k - 1; j >= 0; j--) s.scale[j] = f[cnt == 1 ? 0 : j];
+    if (recompute) {
+      /* sizes floor(in * scale), positions from in / out */
+      s.by_size = true;
+      for (int j = 0; j < s.k; j++) {
+        int64_t in = oxp_nn_dim(x, 2 + j);
+        if (in < 0)
+          return oxp_sym_unsupported(c, "recompute_scale_factor on a dynamic size");
+        s.size[j] = (int64_t)floor((double)in * s.scale[j]);
+      }
+    }
+  }
+  return oxp_sym_set_out(c, n, 0, resize(c, x, &s));
+}
+
+/* grid_sampler(input, grid, interpolation_mode, padding_mode,
+ *              align_corners): GridSample; opset 20 renamed the modes
+ * and allows 5-D input. */
+oxp_status oxp_s_grid_sampler(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0), *g = oxp_sym_in(c, n, 1);
+  int64_t im, pm;
+  bool align;
+  if (!x || !g || !oxp_sym_need_int(c, n, 2, &im) ||
+      !oxp_sym_need_int(c, n, 3, &pm) || !oxp_nn_bool_arg(c, n, 4, false, &align))
+    return oxp_sym_status(c);
+  bool v20 = oxp_sym_opset(c) >= 20;
+  if (oxp_sym_rank(x) != 4 && !v20)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "%s of a non-4-D input is not supported at opset %d "
+                        "(supported from opset 20)", n->kind, oxp_sym_opset(c));
+  static const char *const m16[] = {"bilinear", "nearest", "bicubic"};
+  static const char *const m20[] = {"linear", "nearest", "cubic"};
+  static const char *const pads[] = {"zeros", "border", "reflection"};
+  if (im < 0 || im > 2 || pm < 0 || pm > 2)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown mode", n->kind);
+  oxp_node *k = oxp_sym_op(c, "GridSample", (oxp_value *[]){x, g}, 2, 1);
+  if (!k) return oxp_sym_status(c);
+  oxp_attr_set_s(k, "mode", v20 ? m20[im] : m16[im]);
+  oxp_attr_set_s(k, "padding_mode", pads[pm]);
+  oxp_attr_set_i(k, "align_corners", align);
+  return oxp_sym_set_out(c, n, 0, k->outputs[0]);
+}
+
+/* Static C, H, W of a 4-D input for the reshape forms. */
+static bool chw(oxp_sctx *c, oxp_value *x, int64_t *d) {
+  if (oxp_sym_rank(x) != 4) {
+    oxp_sym_unsupported(c, "pixel (un)shuffle of a non-4-D input");
+    return false;
+  }
+  for (int j = 0; j < 3; j++)
+    if ((d[j] = oxp_nn_dim(x, 1 + j)) < 0) {
+      oxp_sym_unsupported(c, "pixel (un)shuffle with dynamic channels or "
+                             "spatial sizes at this opset");
+      return false;
+    }
+  return true;
+}
+
+/* pixel_shuffle(x, r): DepthToSpace in CRD order (opset 11), else
+ * [N, C/r^2, r, r, H, W] -> [N, C/r^2, H, r, W, r]. */
+oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t r, d[3];
+  if (!x || !oxp_sym_need_int(c, n, 1, &r)) return oxp_sym_status(c);
+  if (oxp_sym_opset(c) >= 11 && oxp_sym_rank(x) == 4) {
+    oxp_node *k = oxp_nn_op1(c, "DepthToSpace", x);
+    if (!k) return oxp_sym_status(c);
+    oxp_attr_set_i(k, "blocksize", r);
+    oxp_attr_set_s(k, "mode", "CRD");
+    return oxp_sym_set_out(c, n, 0, k->outputs[0]);
+  }
+  if (!chw(c, x, d)) return oxp_sym_status(c);
+  int64_t s1[6] = {0, d[0] / (r * r), r, r, d[1], d[2]};
+  static const int64_t perm[6] = {0, 1, 4, 2, 5, 3};
+  int64_t s2[4] = {0, d[0] / (r * r), d[1] * r, d[2] * r};
+  oxp_value *y = oxp_nn_transpose(c, oxp_nn_reshape(c, x, s1, 6), perm, 6);
+  return oxp_sym_set_out(c, n, 0, oxp_nn_reshape(c, y, s2, 4));
+}
+
+/* pixel_unshuffle(x, r): SpaceToDepth orders channels block-first, torch
+ * channel-first, so [N, C, H/r, r, W/r, r] -> [N, C, r, r, H/r, W/r]. */
+oxp_status oxp_s_pixel_unshuffle(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t r, d[3];
+  if (!x || !oxp_sym_need_int(c, n, 1, &r) || !chw(c, x, d))
+    return oxp_sym_status(c);
+  int64_t s1[6] = {0, d[0], d[1] / r, r, d[2] / r, r};
+  static const int64_t perm[6] = {0, 1, 3, 5, 2, 4};
+  int64_t s2[4] = {0, d[0] * r * r, d[1] / r, d[2] / r};
+  oxp_value *y = oxp_nn_transpose(c, oxp_nn_reshape(c, x, s1, 6), perm, 6);
+  return oxp_sym_set_out(c, n, 0, oxp_nn_reshape(c, y, s2, 4));
+}
+
+/* im2col(input, kernel_size, dilation, padding, stride) -> [N, C*kh*kw, L]:
+ * a grouped Conv whose kernel picks one tap per output channel (channel
+ * c*kh*kw + i*kw + j reads channel c at tap (i, j)), then a Reshape. */
+oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t ks[2], dil[2], pad[4], st[2];
+  if (!x || !oxp_nn_spatial(c, n, 1, 2, 1, ks) ||
+      !oxp_nn_spatial(c, n, 2, 2, 1, dil) || !oxp_nn_spatial(c, n, 3, 2, 0, pad) ||
+      !oxp_nn_spatial(c, n, 4, 2, 1, st))
+    return oxp_sym_status(c);
+  int64_t ch = oxp_nn_dim(x, 1);
+  if (oxp_sym_rank(x) != 4 || ch < 0)
+    return oxp_sym_unsupported(c, "im2col of an input without static channels");
+  int64_t taps = ks[0] * ks[1], dims[4] = {ch * taps, 1, ks[0], ks[1]};
+  oxp_tensor *w = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_FLOAT, 4, dims);
+  if (!w) return oxp_sym_status(c);
+  float *wd = (float *)w->data;
+  memset(wd, 0, sizeof(float) * (size_t)(ch * taps * taps));
+  for (int64_t o = 0; o < ch * taps; o++) wd[o * taps + o % taps] = 1;
+  oxp_value *wv = oxp_sym_const(c, w);
+  if (wv && oxp_nn_dtype(x) != OXP_DT_FLOAT) wv = oxp_sym_cast(c, wv, oxp_nn_dtype(x));
+  oxp_node *cv = wv ? oxp_sym_op(c, "Conv", (oxp_value *[]){x, wv}, 2, 1) : NULL;
+  if (!cv) return oxp_sym_status(c);
+  pad[2] = pad[0];
+  pad[3] = pad[1];
+  oxp_attr_set_ints(cv, "kernel_shape", ks, 2);
+  oxp_attr_set_ints(cv, "dilations", dil, 2);
+  oxp_attr_set_ints(cv, "pads", pad, 4);
+  oxp_attr_set_ints(cv, "strides", st, 2);
+  oxp_attr_set_i(cv, "group", ch);
+  int64_t shape[3] = {0, ch * taps, -1};
+  return oxp_sym_set_out(c, n, 0, oxp_nn_reshape(c, cv->outputs[0], shape, 3));
+}

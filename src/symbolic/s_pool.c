@@ -1,0 +1,293 @@
+/* s_pool.c: max and average pooling, with indices, and the adaptive forms
+ * whose windows are regular (global, or an input size that is a multiple
+ * of the output size). Each is one MaxPool / AveragePool / Global*Pool. */
+#include <string.h>
+
+#include "s_nn_util.h"
+
+typedef struct {
+  int k;                       /* spatial dims */
+  int64_t kernel[OXP_NN_MAXD], stride[OXP_NN_MAXD], dil[OXP_NN_MAXD];
+  int64_t pad[2 * OXP_NN_MAXD]; /* begins, then ends */
+  bool ceil;
+} pool_geo;
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* torch's output size (its ceil mode drops a last window that would start
+ * in the right padding); ONNX's ceil_mode has no such rule before opset
+ * 19, so sizes are compared before relying on it. */
+static int64_t torch_out(int64_t len, const pool_geo *g, int j) {
+  int64_t num = len + 2 * g->pad[j] - g->dil[j] * (g->kernel[j] - 1) - 1;
+  int64_t o = (g->ceil ? ceil_div(num, g->stride[j]) : num / g->stride[j]) + 1;
+  if (g->ceil && (o - 1) * g->stride[j] >= len + g->pad[j]) o--;
+  return o;
+}
+
+static int64_t onnx_out(int64_t len, const pool_geo *g, int j, bool ceil) {
+  int64_t num = len + g->pad[j] + g->pad[g->k + j] -
+                g->dil[j] * (g->kernel[j] - 1) - 1;
+  return (ceil ? ceil_div(num, g->stride[j]) : num / g->stride[j]) + 1;
+}
+
+/* Resolves ceil_mode: native where ONNX computes torch's sizes, else by
+ * extending the end padding so a floor-mode pool yields torch's sizes (pads
+ * never win a MaxPool, and are not counted by an AveragePool without
+ * count_include_pad). Sets *native. */
+static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
+                         bool allow_native, bool *native) {
+  *native = false;
+  if (!g->ceil) return true;
+  bool known = true;
+  int64_t len[OXP_NN_MAXD];
+  for (int j = 0; j < g->k; j++) known &= (len[j] = oxp_nn_dim(x, 2 + j)) >= 0;
+  if (!known) {
+    if (oxp_sym_opset(c) >= 10 && allow_native) {
+      *native = true;
+      return true;
+    }
+    if (!allow_native) {
+      oxp_sym_unsupported(c, "ceil_mode with count_include_pad and padding on "
+                             "an input of unknown size");
+      return false;
+    }
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                 "%s: ceil_mode on an input of unknown size is not supported "
+                 "at opset %d (supported from opset 10)", n->kind,
+                 oxp_sym_opset(c));
+    return false;
+  }
+  bool same = true;
+  for (int j = 0; j < g->k; j++)
+    same &= torch_out(len[j], g, j) == onnx_out(len[j], g, j, true);
+  if (same && oxp_sym_opset(c) >= 10 && allow_native) {
+    *native = true;
+    return true;
+  }
+  for (int j = 0; j < g->k; j++) {
+    int64_t want = torch_out(len[j], g, j);
+    while (onnx_out(len[j], g, j, false) < want) g->pad[g->k + j]++;
+  }
+  return true;
+}
+
+/* count_include_pad with ceil_mode: torch divides a window overhanging the
+ * padding by its part inside input + padding; ONNX leaves that case
+ * loose (onnxruntime divides by the whole window, and fuses an explicit
+ * Pad into the pool). With the end padding grown so every window is
+ * whole, AveragePool's include-pad result is sum / kernel volume by the
+ * spec; a constant [1, 1, out...] factor then makes it torch's divisor. */
+static oxp_value *include_pad_factor(oxp_sctx *c, oxp_value *x,
+                                     const pool_geo *g, const int64_t *pad0) {
+  int k = g->k;
+  int64_t dims[OXP_NN_MAXD + 2] = {1, 1}, total = 1;
+  for (int j = 0; j < k; j++) {
+    dims[2 + j] = torch_out(oxp_nn_dim(x, 2 + j), g, j);
+    total *= dims[2 + j];
+  }
+  oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_FLOAT, k + 2, dims);
+  if (!t) return NULL;
+  float *f = (float *)t->data;
+  for (int64_t e = 0; e < total; e++) {
+    double factor = 1;
+    int64_t rest = e;
+    for (int j = k - 1; j >= 0; j--) {
+      int64_t o = rest % dims[2 + j];
+      rest /= dims[2 + j];
+      int64_t start = o * g->stride[j] - pad0[j];
+      int64_t end = start + g->kernel[j];
+      int64_t lim = oxp_nn_dim(x, 2 + j) + pad0[j];
+      if (end > lim) end = lim;
+      factor *= (double)g->kernel[j] / (double)(end - start);
+    }
+    f[e] = (float)factor;
+  }
+  oxp_value *v = oxp_sym_const(c, t);
+  int dt = oxp_nn_dtype(x);
+  return v && dt != OXP_DT_FLOAT ? oxp_sym_cast(c, v, dt) : v;
+}
+
+static bool read_geo(oxp_sctx *c, oxp_node *n, pool_geo *g, int i_dil,
+                     int i_ceil) {
+  g->k = oxp_nn_name_dims(n, 2);
+  if (!oxp_nn_spatial(c, n, 1, g->k, 1, g->kernel) ||
+      !oxp_nn_spatial(c, n, 2, g->k, -1, g->stride) ||
+      !oxp_nn_spatial(c, n, 3, g->k, 0, g->pad) ||
+      !oxp_nn_spatial(c, n, i_dil, g->k, 1, g->dil) ||
+      !oxp_nn_bool_arg(c, n, i_ceil, false, &g->ceil))
+    return false;
+  if (g->stride[0] < 0) memcpy(g->stride, g->kernel, sizeof(int64_t) * (size_t)g->k);
+  for (int j = 0; j < g->k; j++) g->pad[g->k + j] = g->pad[j];
+  return true;
+}
+
+/* Torch's indices count within each (n, c) plane, ONNX's over the whole
+ * tensor: subtract each plane's first flat index, read off a MaxPool of
+ * kernel 1 (as torch's exporter does). */
+static oxp_value *plane_indices(oxp_sctx *c, oxp_value *x, oxp_value *idx,
+                                int k) {
+  oxp_node *p = oxp_sym_op(c, "MaxPool", &x, 1, 2);
+  if (!p) return NULL;
+  int64_t ones[OXP_NN_MAXD], axes[OXP_NN_MAXD], st[OXP_NN_MAXD], en[OXP_NN_MAXD];
+  for (int j = 0; j < k; j++) ones[j] = 1, axes[j] = 2 + j, st[j] = 0, en[j] = 1;
+  oxp_attr_set_ints(p, "kernel_shape", ones, k);
+  oxp_attr_set_ints(p, "strides", ones, k);
+  oxp_value *first = oxp_sym_slice(c, p->outputs[1], axes, st, en, NULL, k);
+  return oxp_sym_op2(c, "Sub", idx, first);
+}
+
+static oxp_status emit_max_pool(oxp_sctx *c, oxp_node *n, oxp_value *x,
+                                pool_geo *g, bool native_ceil) {
+  bool want_idx = oxp_nn_out_used(n, 1);
+  int k = g->k;
+  if (oxp_sym_opset(c) < 10 && !oxp_nn_all_eq(g->dil, k, 1))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "%s with dilation is not supported at opset %d "
+                        "(supported from opset 10)", n->kind, oxp_sym_opset(c));
+  oxp_node *p = oxp_sym_op(c, "MaxPool", &x, 1, want_idx ? 2 : 1);
+  if (!p) return oxp_sym_status(c);
+  oxp_attr_set_ints(p, "kernel_shape", g->kernel, k);
+  oxp_attr_set_ints(p, "strides", g->stride, k);
+  oxp_attr_set_ints(p, "pads", g->pad, 2 * k);
+  if (!oxp_nn_all_eq(g->dil, k, 1)) oxp_attr_set_ints(p, "dilations", g->dil, k);
+  if (native_ceil) oxp_attr_set_i(p, "ceil_mode", 1);
+  oxp_status st = oxp_sym_set_out(c, n, 0, p->outputs[0]);
+  if (st || !want_idx) return st;
+  return oxp_sym_set_out(c, n, 1, plane_indices(c, x, p->outputs[1], k));
+}
+
+/* max_pool{1,2,3}d[_with_indices](input, kernel_size, stride, padding,
+ * dilation, ceil_mode) */
+oxp_status oxp_s_max_pool(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  pool_geo g;
+  bool native;
+  if (!x || !read_geo(c, n, &g, 4, 5) || !resolve_ceil(c, n, x, &g, true, &native))
+    return oxp_sym_status(c);
+  return emit_max_pool(c, n, x, &g, native);
+}
+
+/* avg_pool{1,2,3}d(input, kernel, stride, padding, ceil_mode,
+ * count_include_pad[, divisor_override]). A divisor_override d is the
+ * window sum over d: the include-pad average times the kernel volume
+ * over d, exact when no window overhangs (no ceil overhang). */
+oxp_status oxp_s_avg_pool(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  pool_geo g;
+  bool include, native;
+  int64_t divisor = 0;
+  if (!x || !read_geo(c, n, &g, -1, 4) ||
+      !oxp_nn_bool_arg(c, n, 5, true, &include) ||
+      !oxp_nn_int_arg(c, n, 6, 0, &divisor))
+    return oxp_sym_status(c);
+  if (divisor) include = true;
+  /* Without begin padding torch's ceil-mode divisor is the window inside
+   * the input: count_include_pad=0 exactly. */
+  if (include && g.ceil && oxp_nn_all_eq(g.pad, g.k, 0)) include = false;
+  bool fix = include && g.ceil;
+  int64_t pad0[OXP_NN_MAXD];
+  memcpy(pad0, g.pad, sizeof(int64_t) * (size_t)g.k);
+  if (!resolve_ceil(c, n, x, &g, !fix, &native)) return oxp_sym_status(c);
+  bool grown = false;
+  for (int j = 0; j < g.k; j++) grown |= g.pad[g.k + j] != g.pad[j];
+  if (divisor && (native || grown))
+    return oxp_sym_unsupported(c, "avg_pool with divisor_override and "
+                                  "ceil_mode windows that overhang");
+  oxp_node *p = oxp_sym_op(c, "AveragePool", &x, 1, 1);
+  if (!p) return oxp_sym_status(c);
+  int k = g.k;
+  oxp_attr_set_ints(p, "kernel_shape", g.kernel, k);
+  oxp_attr_set_ints(p, "strides", g.stride, k);
+  oxp_attr_set_ints(p, "pads", g.pad, 2 * k);
+  if (include && !oxp_nn_all_eq(g.pad, 2 * k, 0))
+    oxp_attr_set_i(p, "count_include_pad", 1);
+  if (native) oxp_attr_set_i(p, "ceil_mode", 1);
+  oxp_value *y = p->outputs[0];
+  if (fix && grown) y = oxp_sym_op2(c, "Mul", y, include_pad_factor(c, x, &g, pad0));
+  if (divisor) {
+    double vol = 1;
+    for (int j = 0; j < k; j++) vol *= (double)g.kernel[j];
+    if (vol != (double)divisor)
+      y = oxp_sym_op2(c, "Mul", y, oxp_sym_const_scalar(c, vol / (double)divisor,
+                                                         oxp_nn_dtype(x)));
+  }
+  return oxp_sym_set_out(c, n, 0, y);
+}
+
+/* output_size: ints, where None (-1 here) keeps that input size. */
+static bool output_sizes(oxp_sctx *c, oxp_node *n, int64_t *out, int *cnt) {
+  int64_t *v;
+  if (oxp_sym_ints(c, n, 1, &v, cnt)) {
+    if (*cnt > OXP_NN_MAXD) *cnt = OXP_NN_MAXD;
+    memcpy(out, v, sizeof(int64_t) * (size_t)*cnt);
+    return true;
+  }
+  oxp_value *src = oxp_sym_src(n, 1);
+  oxp_node *lc = src ? src->producer : NULL;
+  if (!lc || !oxp_kind_is(lc, "prim::ListConstruct") || lc->ninputs > OXP_NN_MAXD)
+    return oxp_sym_need_ints(c, n, 1, &v, cnt);
+  for (int k = 0; k < lc->ninputs; k++)
+    if (oxp_sym_is_none(lc, k)) out[k] = -1;
+    else if (!oxp_sym_int(lc, k, &out[k]))
+      return oxp_sym_need_ints(c, n, 1, &v, cnt);
+  *cnt = lc->ninputs;
+  return true;
+}
+
+/* Regular windows of an adaptive pool: kernel = stride = in / out. */
+static bool adaptive_geo(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
+                         bool *global) {
+  int64_t out[OXP_NN_MAXD];
+  int cnt;
+  memset(g, 0, sizeof *g);
+  g->k = oxp_nn_name_dims(n, 2);
+  if (!output_sizes(c, n, out, &cnt)) return false;
+  *global = true;
+  for (int j = 0; j < g->k; j++) {
+    int64_t o = cnt == 1 ? out[0] : j < cnt ? out[j] : -1;
+    int64_t in = oxp_nn_dim(x, 2 + j);
+    if (o < 0) o = in; /* None keeps the input size */
+    *global &= o == 1;
+    if (in < 0 || o <= 0 || in % o != 0) {
+      g->kernel[0] = 0;
+      continue;
+    }
+    g->kernel[j] = g->stride[j] = in / o;
+    g->dil[j] = 1;
+  }
+  if (g->kernel[0] == 0 && !*global) {
+    oxp_sym_unsupported(c, "an adaptive pool whose input size is not a "
+                           "static multiple of its output size");
+    return false;
+  }
+  return true;
+}
+
+/* adaptive_avg_pool{1,2,3}d(input, output_size) */
+oxp_status oxp_s_adaptive_avg_pool(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  pool_geo g;
+  bool global;
+  if (!x || !adaptive_geo(c, n, x, &g, &global)) return oxp_sym_status(c);
+  if (global)
+    return oxp_sym_set_out(c, n, 0, oxp_sym_op1(c, "GlobalAveragePool", x));
+  oxp_node *p = oxp_sym_op(c, "AveragePool", &x, 1, 1);
+  if (!p) return oxp_sym_status(c);
+  oxp_attr_set_ints(p, "kernel_shape", g.kernel, g.k);
+  oxp_attr_set_ints(p, "strides", g.stride, g.k);
+  return oxp_sym_set_out(c, n, 0, p->outputs[0]);
+}
+
+/* adaptive_max_pool{1,2,3}d(input, output_size) -> (values, indices) */
+oxp_status oxp_s_adaptive_max_pool(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  pool_geo g;
+  bool global;
+  if (!x || !adaptive_geo(c, n, x, &g, &global)) return oxp_sym_status(c);
+  if (global && !oxp_nn_out_used(n, 1))
+    return oxp_sym_set_out(c, n, 0, oxp_sym_op1(c, "GlobalMaxPool", x));
+  if (g.kernel[0] == 0)
+    return oxp_sym_unsupported(c, "adaptive_max_pool indices on an input of "
+                                  "unknown size");
+  return emit_max_pool(c, n, x, &g, false);
+}
