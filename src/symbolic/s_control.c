@@ -117,6 +117,18 @@ static oxp_status lower_branch(oxp_sctx *c, oxp_node *n, int k, oxp_block *b,
   }
   for (int j = 0; j < nl && !c->d->status; j++)
     outs[n->noutputs + j] = oxp_ctl_block_out(c, sb, lists[j], 0);
+  /* A value returned twice is returned once and copied: each output of
+   * the subgraph needs a name of its own. */
+  for (int i = 0; i < n->noutputs + nl && !c->d->status; i++)
+    for (int j = 0; j < i && outs[i]; j++)
+      if (outs[j] == outs[i]) {
+        oxp_value *v = outs[i];
+        outs[i] = v->type && v->type->kind == OXP_T_SEQUENCE
+                      ? oxp_seq_copy(c, v) : oxp_sym_op1(c, "Identity", v);
+        if (outs[i] && !outs[i]->type)
+          outs[i]->type = oxp_type_copy(oxp_sym_arena(c), v->type);
+        break;
+      }
   c->cur = cur;
   return c->d->status;
 }
