@@ -14,7 +14,6 @@
 #include "serialize.h"
 #include "../../symbolic/sym.h"
 
-#define ONNXEXP_VERSION_STRING "0.1.0"
 
 static const char USAGE[] =
     "usage: onnxexp MODEL.ir -o OUT.onnx [options]\n"
@@ -299,7 +298,7 @@ int main(int argc, char **argv) {
       break;
     case OPT_EXTERNAL_NAME: o.external_data_name = optarg; break;
     case 'q': o.quiet = true; o.warn = NULL; break;
-    case OPT_VERSION: printf("onnxexp %s\n", ONNXEXP_VERSION_STRING); return 0;
+    case OPT_VERSION: printf("onnxexp %s\n", OXP_VERSION); return 0;
     case 'h': fputs(USAGE, stdout); return 0;
     default: fputs(USAGE, stderr); return 2;
     }

@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The project version, from CMake's project(VERSION). */
+#ifndef OXP_VERSION
+#define OXP_VERSION "0.0.0"
+#endif
+
 /* ---- status and diagnostics ------------------------------------------ */
 
 typedef enum {

@@ -299,7 +299,7 @@ char *oxp_pretty_graph(oxp_graph *g, const oxp_options *o) {
     if (!oxp_map_put(&seen, dom, (void *)dom)) b.oom = true;
     put(&b, ", %s=%lld", dom, (long long)o->custom_opsets[i].version);
   }
-  put(&b, "\nproducer: onnxexp 0.1.0\n");
+  put(&b, "\nproducer: onnxexp " OXP_VERSION "\n");
   if (!o->strip_doc_string && o->doc_string) {
     put(&b, "doc_string: ");
     put_str(&b, o->doc_string);

@@ -481,9 +481,11 @@ uint64_t oxp_ser_packed_size(const Onnx__ModelProto *m) {
   return (uint64_t)onnx__model_proto__get_packed_size(m);
 }
 
-oxp_status oxp_ser_pack(const Onnx__ModelProto *m, oxp_sink *sink,
-                        oxp_diag *d) {
-  uint64_t size = oxp_ser_packed_size(m);
+oxp_status oxp_ser_pack(const Onnx__ModelProto *m, uint64_t size,
+                        oxp_sink *sink, oxp_diag *d) {
+  /* Sizing walks the whole message (and protobuf-c walks sub-messages
+   * again while packing), so a caller that knows it passes it in. */
+  if (!size) size = oxp_ser_packed_size(m);
   if (size > OXP_PROTO_LIMIT)
     return oxp_fail(d, OXP_ERR_UNSUPPORTED, NULL, NULL,
                     "the model would be %llu bytes, above protobuf's 2 GiB "
@@ -526,7 +528,7 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
   m->has_ir_version = 1;
   m->ir_version = ir;
   m->producer_name = str("onnxexp");
-  m->producer_version = str("0.1.0");
+  m->producer_version = str(OXP_VERSION);
   if (!o->strip_doc_string && o->doc_string)
     m->doc_string = str(o->doc_string);
   if (!ser_imports(&s, m, g)) return s.st;
@@ -544,7 +546,7 @@ oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
                     "external data needs the model written to a file");
   Onnx__ModelProto *m;
   oxp_status st = oxp_ser_build(g, o, NULL, &m, d);
-  return st ? st : oxp_ser_pack(m, sink, d);
+  return st ? st : oxp_ser_pack(m, 0, sink, d);
 }
 
 /* ---- sizes ------------------------------------------------------------------ */
