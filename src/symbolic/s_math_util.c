@@ -59,6 +59,33 @@ int oxp_m_promote(int a, int b) {
   return a;
 }
 
+/* The element type of an ONNX value built here, read off the ops that
+ * made it (the symbolics' outputs are often untyped intermediates). */
+static int value_dtype(const oxp_value *v, int depth) {
+  if (!v || depth > 32) return 0;
+  if (v->type && v->type->kind == OXP_T_TENSOR && v->type->dtype)
+    return v->type->dtype;
+  const oxp_node *p = v->producer;
+  if (!p || strncmp(p->kind, "onnx::", 6) != 0) return 0;
+  static const char *const bools[] = {
+      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not",
+      "And", "Or", "Xor", "IsNaN", "IsInf", NULL};
+  static const char *const longs[] = {"ArgMax", "ArgMin", "Shape", "Size",
+                                      "NonZero", NULL};
+  const char *op = p->kind + 6;
+  for (int k = 0; bools[k]; k++)
+    if (strcmp(op, bools[k]) == 0) return OXP_DT_BOOL;
+  for (int k = 0; longs[k]; k++)
+    if (strcmp(op, longs[k]) == 0) return OXP_DT_INT64;
+  if (strcmp(op, "Cast") == 0) {
+    const oxp_attr *a = oxp_attr_get(p, "to");
+    return a && a->kind == OXP_A_INT ? (int)a->i : 0;
+  }
+  /* Where's type is its branches'; the rest keep their first input's. */
+  int from = strcmp(op, "Where") == 0 ? 1 : 0;
+  return from < p->ninputs ? value_dtype(p->inputs[from], depth + 1) : 0;
+}
+
 int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i) {
   const oxp_type *t = oxp_sym_in_type(n, i);
   if (t) {
@@ -71,8 +98,7 @@ int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i) {
     }
   }
   if (oxp_sym_is_none(n, i)) return 0;
-  oxp_value *v = oxp_sym_in(c, n, i);
-  return oxp_sym_dtype(v);
+  return value_dtype(oxp_sym_in(c, n, i), 0);
 }
 
 /* 0: dimensioned tensor, 1: 0-d tensor, 2: Python scalar. */
@@ -100,6 +126,9 @@ int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
     if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
     int dt = oxp_m_in_dtype(c, n, idx[k]);
     int p = priority(n, idx[k]);
+    /* A tensor of unknown dtype: guessing from the other operand would
+     * cast it wrongly; leave the types as they are. */
+    if (!dt && p < 2) return 0;
     /* Python floats are the default dtype, not double. */
     if (p == 2 && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
     r[p] = oxp_m_promote(r[p], dt);
@@ -140,14 +169,23 @@ oxp_value *oxp_m_to(oxp_sctx *c, oxp_value *v, int dt) {
 
 oxp_status oxp_m_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v) {
   const oxp_type *t = oxp_sym_out_type(n, i);
+  int dt = oxp_sym_out_dtype(n, i, 0);
+  if (!dt) dt = value_dtype(v, 0);
+  bool ranked = t && t->kind == OXP_T_TENSOR && t->rank >= 0;
   if (v && v->type && v->type->kind == OXP_T_TENSOR && v->type->rank < 0 &&
-      t && t->kind == OXP_T_TENSOR && t->rank >= 0) {
+      ranked) {
     /* The traced rank and dims, kept only when no axis is dynamic. */
-    int dt = v->type->dtype ? v->type->dtype : t->dtype;
+    if (v->type->dtype) dt = v->type->dtype;
     bool fixed = oxp_sym_options(c)->n_dynamic_axes == 0;
     v->type = oxp_type_tensor(oxp_sym_arena(c), dt, t->rank, NULL);
     for (int k = 0; v->type && k < t->rank; k++)
       v->type->dims[k] = fixed && t->dims ? t->dims[k] : -1;
+  } else if (v && !v->type && dt &&
+             (!t || (t->kind == OXP_T_TENSOR && t->rank < 0))) {
+    /* An untyped (scripted) output: at least its element type. */
+    v->type = oxp_type_tensor(oxp_sym_arena(c), dt, -1, NULL);
+  } else if (v && v->type && v->type->kind == OXP_T_TENSOR && !v->type->dtype) {
+    v->type->dtype = dt;
   }
   return oxp_sym_set_out(c, n, i, v);
 }
