@@ -1,6 +1,6 @@
 /* s_index_scatter.c: indexing along one dim and by masks: index_select,
  * gather, scatter/scatter_add, index_add/copy/fill, masked_fill/scatter/
- * select, take, nonzero, one_hot, bucketize, list __getitem__. */
+ * select, take, nonzero, one_hot, bucketize. */
 #include <limits.h>
 #include <string.h>
 
@@ -243,19 +243,4 @@ oxp_status oxp_s_bucketize(oxp_sctx *c, oxp_node *n) {
   oxp_value *cnt = oxp_sym_reduce(c, "ReduceSum", oxp_sym_cast(c, cmp, OXP_DT_INT64), &ax, 1, false);
   if (x->type) oxp_sym_set_type(c, cnt, OXP_DT_INT64, r, x->type->dims);
   return oxp_sym_set_out(c, n, 0, i32 ? oxp_sym_cast(c, cnt, OXP_DT_INT32) : cnt);
-}
-
-/* list[i] with a constant i on a list known at export time. */
-oxp_status oxp_s_getitem(oxp_sctx *c, oxp_node *n) {
-  oxp_value **v;
-  int cnt;
-  int64_t i;
-  const oxp_type *t = oxp_sym_in_type(n, 0);
-  if (!t || t->kind != OXP_T_LIST)
-    return oxp_sym_unsupported(c, "__getitem__ on a value that is not a list");
-  if (!oxp_sym_int(n, 1, &i)) return oxp_sym_unsupported(c, "__getitem__ with a runtime index");
-  if (!oxp_sym_in_list(c, n, 0, &v, &cnt)) return oxp_sym_status(c);
-  if (i < 0) i += cnt;
-  if (i < 0 || i >= cnt) return oxp_sym_fail(c, OXP_ERR_GRAPH, "__getitem__: index out of range");
-  return oxp_sym_set_out(c, n, 0, v[i]);
 }
