@@ -1,6 +1,8 @@
-/* s_arith.c: elementwise arithmetic and activations. The traced output
- * type fixes the result dtype torch's promotion chose, so operands are
- * brought to it (constants directly, tensors by Cast). */
+/* s_arith.c: elementwise arithmetic (add/sub/mul/div and rounding
+ * division, remainder/fmod, pow, addcmul/addcdiv, lerp), activations and
+ * matrix products. The traced output type fixes the result dtype torch's
+ * promotion chose, so operands are brought to it (constants directly,
+ * tensors by Cast). */
 #include <math.h>
 #include <string.h>
 

@@ -81,9 +81,27 @@ static int value_dtype(const oxp_value *v, int depth) {
     const oxp_attr *a = oxp_attr_get(p, "to");
     return a && a->kind == OXP_A_INT ? (int)a->i : 0;
   }
-  /* Where's type is its branches'; the rest keep their first input's. */
-  int from = strcmp(op, "Where") == 0 ? 1 : 0;
-  return from < p->ninputs ? value_dtype(p->inputs[from], depth + 1) : 0;
+  if (strcmp(op, "ConstantOfShape") == 0) {
+    const oxp_attr *a = oxp_attr_get(p, "value");
+    return a && a->kind == OXP_A_TENSOR && a->t ? a->t->dtype : OXP_DT_FLOAT;
+  }
+  if (strcmp(op, "Where") == 0)  /* the branches' type */
+    return p->ninputs > 1 ? value_dtype(p->inputs[1], depth + 1) : 0;
+  /* Ops whose (first) output has their first input's type. */
+  static const char *const same[] = {
+      "Add", "Sub", "Mul", "Div", "Neg", "Abs", "Pow", "Mod", "Max", "Min",
+      "Sum", "Mean", "Clip", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt",
+      "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Sin", "Cos",
+      "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+      "Atanh", "Softmax", "LogSoftmax", "Identity", "Reshape", "Transpose",
+      "Squeeze", "Unsqueeze", "Flatten", "Expand", "Tile", "Slice", "Gather",
+      "GatherElements", "GatherND", "Concat", "ScatterElements", "ScatterND",
+      "CumSum", "MatMul", "Gemm", "Trilu", "BitShift", "BitwiseAnd",
+      "BitwiseOr", "BitwiseXor", "BitwiseNot", "Pad", "Dropout", "TopK",
+      NULL};
+  bool keeps = strncmp(op, "Reduce", 6) == 0;
+  for (int k = 0; !keeps && same[k]; k++) keeps = strcmp(op, same[k]) == 0;
+  return keeps && p->ninputs > 0 ? value_dtype(p->inputs[0], depth + 1) : 0;
 }
 
 int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i) {

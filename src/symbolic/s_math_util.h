@@ -11,11 +11,13 @@
 /* ---- dtypes ---------------------------------------------------------------- */
 
 /* Element type of source input i: the traced type, else the lowered
- * value's; 0 when unknown. Scalars are int64 / float32 / bool. */
+ * value's (or what its producing ops imply); 0 when unknown. Scalars are
+ * int64 / float32 / bool. */
 int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i);
 /* torch.result_type over inputs i and j (j < 0: only i): dimensioned
  * tensors win over 0-d tensors, which win over Python scalars, unless a
- * lower-priority operand is of a higher category (bool < int < float). */
+ * lower-priority operand is of a higher category (bool < int < float).
+ * 0 when a tensor operand's dtype is unknown. */
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j);
 /* torch.promote_types. */
 int oxp_m_promote(int a, int b);
@@ -33,7 +35,8 @@ oxp_value *oxp_m_to(oxp_sctx *c, oxp_value *v, int dt);
 /* oxp_sym_set_out, but a value typed here without a rank (intermediate
  * helpers know only the dtype; Cast copies an unknown rank) takes the
  * traced rank and dims, which oxp_sym_set_out keeps only for untyped
- * values. */
+ * values; and where the traced type has no dtype (scripted `Tensor`),
+ * the value gets the one its producing ONNX ops imply. */
 oxp_status oxp_m_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v);
 
 /* ---- elementwise forms ----------------------------------------------------- */
