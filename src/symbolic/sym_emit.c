@@ -176,10 +176,30 @@ oxp_value *oxp_sym_cast(oxp_sctx *c, oxp_value *v, int dtype) {
   return n->outputs[0];
 }
 
-/* Axes as an attribute before opset, as an int64 input from it on. */
+/* Axes as an attribute before opset, as an int64 input from it on.
+ * Negative axes exist only from opset 11: before, they are resolved
+ * against the rank (of the output, for Unsqueeze). */
 static oxp_node *axes_op(oxp_sctx *c, const char *op, oxp_value *v,
                          const int64_t *axes, int n, int input_from) {
   if (!v) return NULL;
+  int64_t fixed[16];
+  if (c->opset < 11 && n <= 16) {
+    int r = oxp_sym_rank(v);
+    if (r >= 0 && strcmp(op, "Unsqueeze") == 0) r += n;
+    for (int i = 0; i < n; i++) {
+      fixed[i] = axes[i];
+      if (axes[i] >= 0) continue;
+      if (r < 0) {
+        oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                     "%s: %s over a negative axis of a tensor of unknown rank "
+                     "is not supported at opset %d (supported from opset 11)",
+                     c->node ? c->node->kind : op, op, c->opset);
+        return NULL;
+      }
+      fixed[i] += r;
+    }
+    axes = fixed;
+  }
   oxp_node *node;
   if (c->opset >= input_from) {
     oxp_value *in[2] = {v, n ? oxp_sym_const_i64s(c, axes, n) : NULL};
