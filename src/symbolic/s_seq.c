@@ -392,6 +392,25 @@ oxp_status oxp_s_list_clear(oxp_sctx *c, oxp_node *n) {
   return set_list(c, n, e->outputs[0], NULL);
 }
 
+/* aten::list(list): a copy. Values are never changed in place (every
+ * change rebinds the list that was changed), so the copy shares them. */
+oxp_status oxp_s_list_copy(oxp_sctx *c, oxp_node *n) {
+  if (!oxp_seq_is_list(n->inputs[0]))
+    return oxp_sym_unsupported(c, "list() of a non-list value");
+  oxp_value *seq, **vals;
+  int cnt;
+  if (!list_in(c, n, &seq, &vals, &cnt)) return oxp_sym_status(c);
+  if (seq) {
+    oxp_seq_rebind(c, n->outputs[0], seq);
+    return OXP_OK;
+  }
+  oxp_pack *p = new_pack(c, cnt);
+  if (!p) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  memcpy(p->vals, vals, sizeof *vals * (size_t)cnt);
+  rebind_pack(c, n->outputs[0], p);
+  return OXP_OK;
+}
+
 /* aten::len(list) -> int; aten::len(Tensor) -> size(0) */
 oxp_status oxp_s_list_len(oxp_sctx *c, oxp_node *n) {
   if (!oxp_seq_is_list(n->inputs[0]))
