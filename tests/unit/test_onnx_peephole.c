@@ -142,6 +142,29 @@ START_TEST(dedup_then_cse) {
 }
 END_TEST
 
+/* cross_entropy lowered as NLL(LogSoftmax(x)): one SoftmaxCrossEntropyLoss,
+ * and the LogSoftmax goes once nothing else reads it. */
+START_TEST(nll_of_log_softmax_becomes_sce) {
+  const int64_t xd[] = {3, 5}, td[] = {3};
+  oxp_value *x = in_val("x", OXP_DT_FLOAT, 2, xd, NULL);
+  oxp_value *t = in_val("t", OXP_DT_INT64, 1, td, NULL);
+  oxp_node *ls = op("LogSoftmax", "lp", x, NULL, NULL);
+  oxp_attr_set_i(ls, "axis", 1);
+  oxp_node *nll = op("NegativeLogLikelihoodLoss", "loss", out0(ls), t, NULL);
+  oxp_attr_set_s(nll, "reduction", "sum");
+  oxp_attr_set_i(nll, "ignore_index", 2);
+  oxp_block_add_output(G->top, out0(nll));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "LogSoftmax(x)->lp; SoftmaxCrossEntropyLoss(x,t)->loss");
+  oxp_node *sce = G->top->last;
+  ck_assert_str_eq(oxp_attr_get(sce, "reduction")->s, "sum");
+  ck_assert_int_eq(oxp_attr_get(sce, "ignore_index")->i, 2);
+  ck_assert_int_eq(out0(ls)->nuses, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("onnx_peephole");
   TCase *t = tcase_create("core");
@@ -153,6 +176,7 @@ int main(void) {
   tcase_add_test(t, conv_batchnorm_folds);
   tcase_add_test(t, training_mode_keeps_batchnorm);
   tcase_add_test(t, dedup_then_cse);
+  tcase_add_test(t, nll_of_log_softmax_becomes_sce);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

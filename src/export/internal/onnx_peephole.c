@@ -8,7 +8,9 @@
  *   - MatMul(A, W) + C with A 2-D and W a 2-D constant becomes Gemm; a
  *     Transpose of the weight becomes transB=1 instead of a copy;
  *   - Conv + BatchNormalization (inference form) fold into new Conv
- *     weights and bias.
+ *     weights and bias;
+ *   - NegativeLogLikelihoodLoss(LogSoftmax(x, axis=1)) becomes one
+ *     SoftmaxCrossEntropyLoss, as torch exports cross_entropy.
  * Needs inferred shapes (oxp_shape_infer) for ranks and no-op tests. */
 #include <math.h>
 #include <string.h>
@@ -242,6 +244,37 @@ static oxp_status peep_bn(oxp_pass *p, oxp_node *n, bool *done) {
   return OXP_OK;
 }
 
+/* ---- NLL over LogSoftmax ------------------------------------------------------ */
+
+static bool peep_nll(oxp_pass *p, oxp_node *n) {
+  oxp_node *ls = n->inputs[0]->producer;
+  if (!is(ls, "LogSoftmax") || p->o->opset < 12 || n->noutputs != 1 ||
+      ls->owner != n->owner || oxp_pass_is_out(p, n->inputs[0]))
+    return false;
+  int r = rank_of(ls->inputs[0]);
+  const oxp_attr *ax = oxp_attr_get(ls, "axis");
+  int64_t axis = ax ? ax->i : (p->o->opset >= 13 ? -1 : 1);
+  if (axis < 0 && r >= 0) axis += r;
+  /* Before opset 13 LogSoftmax flattens from axis on: equal only in 2-D. */
+  if (axis != 1 || r < 2 || (p->o->opset < 13 && r != 2)) return false;
+  oxp_node *sce = oxp_node_new(p->g, "onnx::SoftmaxCrossEntropyLoss", 1);
+  if (!sce || !oxp_node_add_input(sce, ls->inputs[0])) return false;
+  for (int i = 1; i < n->ninputs; i++)
+    if (!oxp_node_add_input(sce, n->inputs[i])) return false;
+  for (const oxp_attr *a = n->attrs; a; a = a->next) {
+    if (a->kind == OXP_A_INT) oxp_attr_set_i(sce, a->name, a->i);
+    else if (a->kind == OXP_A_STR) oxp_attr_set_s(sce, a->name, a->s);
+  }
+  sce->loc = n->loc;
+  sce->scope = n->scope;
+  sce->source = n->source;
+  oxp_node_insert_before(n, sce);
+  oxp_value *out = n->outputs[0];
+  oxp_node_destroy(n);
+  take_output(sce, 0, out);
+  return true;
+}
+
 /* ---- driver ------------------------------------------------------------------ */
 
 static oxp_status peep_block(oxp_pass *p, oxp_block *b) {
@@ -261,6 +294,7 @@ static oxp_status peep_block(oxp_pass *p, oxp_block *b) {
         oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
     } else if (strcmp(op, "Add") == 0) peep_add(p, n);
     else if (strcmp(op, "MatMul") == 0) peep_matmul(p, n);
+    else if (strcmp(op, "NegativeLogLikelihoodLoss") == 0) peep_nll(p, n);
     else if (strcmp(op, "BatchNormalization") == 0) {
       bool done;
       oxp_status st = peep_bn(p, n, &done);

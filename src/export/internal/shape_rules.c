@@ -615,6 +615,23 @@ static oxp_status r_nonzero(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   return OXP_OK;
 }
 
+/* Unique: Y, indices, inverse_indices, counts. Only the inverse has a
+ * known length: one entry per element (per slice along axis). */
+static oxp_status r_unique(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+  oxp_shape x;
+  IN(0, &x);
+  const oxp_attr *ax = oxp_attr_get(n, "axis");
+  if (ax && x.rank >= 0) unknown_dims(&out[0], x.dtype, x.rank);
+  else unknown_dims(&out[0], x.dtype, ax ? -1 : 1);
+  for (int i = 1; i < n->noutputs && i < 4; i++) unknown_dims(&out[i], OXP_DT_INT64, 1);
+  if (n->noutputs < 3 || x.rank < 0) return OXP_OK;
+  int64_t a = ax ? ax->i : 0;
+  if (ax && !norm_axis(&a, x.rank)) return OXP_OK;
+  if (ax) copy_dim(&out[2], 0, &x, (int)a);
+  else product(&x, 0, x.rank, &out[2].d[0], &out[2].p[0]);
+  return OXP_OK;
+}
+
 /* ---- reductions ------------------------------------------------------------ */
 
 static oxp_status reduce_like(oxp_sictx *c, oxp_node *n, oxp_shape *out,
@@ -849,7 +866,7 @@ const oxp_shape_rule_entry oxp_shape_rules[] = {
     {"Gather", r_gather}, {"Shape", r_shape}, {"Size", r_size},
     {"Expand", r_expand}, {"Tile", r_tile},
     {"ConstantOfShape", r_const_of_shape}, {"Constant", r_constant},
-    {"Range", r_range}, {"NonZero", r_nonzero},
+    {"Range", r_range}, {"NonZero", r_nonzero}, {"Unique", r_unique},
     /* reductions */
     {"ReduceMean", r_reduce}, {"ReduceMax", r_reduce}, {"ReduceMin", r_reduce},
     {"ReduceProd", r_reduce}, {"ReduceL1", r_reduce}, {"ReduceL2", r_reduce},
