@@ -8,14 +8,16 @@
 /* 0, 1, ..., count - 1 as int64 ([count]); count is a 0-d int64. */
 static oxp_value *iota(oxp_sctx *c, oxp_value *count) {
   static const int64_t z = 0;
+  oxp_value *r;
   if (oxp_sym_opset(c) >= 11) {
-    oxp_value *r = oxp_sym_op3(c, "Range", oxp_sym_const_i64(c, 0), count, oxp_sym_const_i64(c, 1));
-    oxp_sym_set_type(c, r, OXP_DT_INT64, 1, NULL);
-    return r;
+    r = oxp_sym_op3(c, "Range", oxp_sym_const_i64(c, 0), count, oxp_sym_const_i64(c, 1));
+  } else {
+    oxp_value *ones = oxp_sx_fill(c, oxp_sym_unsqueeze(c, count, &z, 1), 1, OXP_DT_INT64);
+    r = oxp_sym_squeeze(c, oxp_sym_op1(c, "NonZero", ones), &z, 1);
   }
-  oxp_value *ones = oxp_sx_fill(c, oxp_sym_unsqueeze(c, count, &z, 1), 1, OXP_DT_INT64);
-  oxp_value *r = oxp_sym_squeeze(c, oxp_sym_op1(c, "NonZero", ones), &z, 1);
-  oxp_sym_set_type(c, r, OXP_DT_INT64, 1, NULL);
+  /* The length is known for a constant count. */
+  int64_t k = count && count->init ? oxp_tensor_get_i(count->init, 0) : -1;
+  oxp_sym_set_type(c, r, OXP_DT_INT64, 1, &k);
   return r;
 }
 
@@ -30,7 +32,6 @@ static oxp_value *arange(oxp_sctx *c, oxp_node *n, int is, int ie, int ip, int d
     double cnt = ceil((e - s) / p);
     int64_t k = cnt > 0 ? (int64_t)cnt : 0;
     oxp_value *r = iota(c, oxp_sym_const_i64(c, k));
-    oxp_sym_set_type(c, r, OXP_DT_INT64, 1, &k);
     if (s == 0 && p == 1) return dt == OXP_DT_INT64 ? r : oxp_sym_cast(c, r, dt);
     oxp_value *v = oxp_sym_op2(c, "Mul", oxp_sym_cast(c, r, dt), oxp_sym_const_scalar(c, p, dt));
     return oxp_sym_op2(c, "Add", v, oxp_sym_const_scalar(c, s, dt));

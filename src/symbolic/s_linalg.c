@@ -147,7 +147,8 @@ oxp_status oxp_s_cdist(oxp_sctx *c, oxp_node *n) {
   int64_t ax_a = ra - 1, ax_b = rb - 2;
   oxp_value *d = oxp_sym_op2(c, "Sub", oxp_sym_unsqueeze(c, a, &ax_a, 1), oxp_sym_unsqueeze(c, b, &ax_b, 1));
   int dt = oxp_sym_out_dtype(n, 0, oxp_sym_dtype(a));
-  return oxp_sym_set_out(c, n, 0, pnorm(c, d, p, -1, false, dt));
+  int rd = (ra > rb ? ra : rb) + 1; /* the differences' rank */
+  return oxp_sym_set_out(c, n, 0, pnorm(c, d, p, rd - 1, false, dt));
 }
 
 /* pairwise_distance(x1, x2, p, eps, keepdim) = ||x1 - x2 + eps||_p. */

@@ -21,6 +21,19 @@ oxp_status oxp_s_flatten(oxp_sctx *c, oxp_node *n) {
   if (!x || !oxp_sym_need_int(c, n, 1, &start) || !oxp_sym_need_int(c, n, 2, &end))
     return oxp_sym_status(c);
   int r = oxp_sym_rank(x);
+  if (r < 0 && start >= 0 && end == -1) {
+    /* Rank unknown, flattening to the end: [shape[:start], -1] needs no
+     * rank. */
+    static const int64_t z = 0, m1 = -1;
+    oxp_value *parts[2], *shape = oxp_sym_op1(c, "Shape", x);
+    int np = 0;
+    if (start > 0) parts[np++] = oxp_sym_slice(c, shape, &z, &z, &start, NULL, 1);
+    parts[np++] = oxp_sym_const_i64s(c, &m1, 1);
+    oxp_node *cat = np > 1 ? oxp_sym_op(c, "Concat", parts, np, 1) : NULL;
+    if (cat) oxp_attr_set_i(cat, "axis", 0);
+    oxp_value *s = np > 1 ? (cat ? cat->outputs[0] : NULL) : parts[0];
+    return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, s));
+  }
   if (r < 0) return oxp_sym_unsupported(c, "flatten of a tensor of unknown rank");
   if (r == 0) {
     static const int64_t one = 1;

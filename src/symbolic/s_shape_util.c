@@ -126,8 +126,14 @@ oxp_value *oxp_sx_fill(oxp_sctx *c, oxp_value *shape, double value,
   if (!t) return NULL;
   put_scalar(t, value);
   oxp_attr_set_t(k, "value", t);
+  /* Typed only when the shape is a constant: a type with unknown dims
+   * would keep set_out from giving the value its (static) traced type. */
   int64_t r = oxp_sx_dim(shape, 0);
-  if (r >= 0) oxp_sym_set_type(c, k->outputs[0], t->dtype, (int)r, NULL);
+  if (shape->init && r >= 0 && r <= OXP_SX_MAXRANK) {
+    int64_t d[OXP_SX_MAXRANK];
+    for (int i = 0; i < r; i++) d[i] = oxp_tensor_get_i(shape->init, i);
+    oxp_sym_set_type(c, k->outputs[0], t->dtype, (int)r, d);
+  }
   return half ? oxp_sym_cast(c, k->outputs[0], dtype) : k->outputs[0];
 }
 
