@@ -207,7 +207,10 @@ static oxp_status layer_norm9(oxp_sctx *c, oxp_node *n, bool native) {
   int dt = oxp_nn_dtype(x);
   int64_t axes[OXP_NN_MAXD];
   if (k > OXP_NN_MAXD) return oxp_sym_unsupported(c, "layer_norm over so many dims");
-  for (int i = 0; i < k; i++) axes[i] = i - k;
+  /* Positive axes when the rank is known: before opset 11 Reduce* takes
+   * no negative ones, and d*d below has no inferred rank yet. */
+  int r = oxp_sym_rank(x);
+  for (int i = 0; i < k; i++) axes[i] = r >= k ? r - k + i : i - k;
   oxp_value *mean = oxp_sym_reduce(c, "ReduceMean", x, axes, k, true);
   oxp_value *d = oxp_sym_op2(c, "Sub", x, mean);
   oxp_value *var = oxp_sym_reduce(c, "ReduceMean", oxp_sym_op2(c, "Mul", d, d),

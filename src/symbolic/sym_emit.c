@@ -98,10 +98,17 @@ oxp_status oxp_sym_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v) {
   if (i >= n->noutputs)
     return oxp_sym_fail(c, OXP_ERR_INTERNAL, "%s has no output %d", n->kind, i);
   oxp_value *src = n->outputs[i];
-  if (!v->type) v->type = lowered_type(c, src->type);
-  else if (v->type->kind == OXP_T_TENSOR && !v->type->dtype) {
-    int dt = oxp_lower_scalar_dtype(src->type);
-    if (dt) v->type->dtype = dt;
+  oxp_type *traced = lowered_type(c, src->type);
+  if (!v->type) v->type = traced;
+  else if (v->type->kind == OXP_T_TENSOR && traced &&
+           traced->kind == OXP_T_TENSOR) {
+    /* What the helpers guessed gives way to what the trace knows. */
+    if (!v->type->dtype) v->type->dtype = traced->dtype;
+    if (v->type->rank < 0 && traced->rank >= 0) {
+      int dt = v->type->dtype;
+      v->type = traced;
+      v->type->dtype = dt;
+    }
   }
   /* The first binding names the ONNX value after the TorchScript one, so
    * exported names can be traced back to the IR. */
@@ -177,29 +184,34 @@ oxp_value *oxp_sym_cast(oxp_sctx *c, oxp_value *v, int dtype) {
 }
 
 /* Axes as an attribute before opset, as an int64 input from it on.
- * Negative axes exist only from opset 11: before, they are resolved
- * against the rank (of the output, for Unsqueeze). */
+ * Negative axes are spelled out only from opset 11: before, they are
+ * resolved against the rank (of the output, for Unsqueeze) when known. */
 static oxp_node *axes_op(oxp_sctx *c, const char *op, oxp_value *v,
                          const int64_t *axes, int n, int input_from) {
   if (!v) return NULL;
   int64_t fixed[16];
-  if (c->opset < 11 && n <= 16) {
-    int r = oxp_sym_rank(v);
-    if (r >= 0 && strcmp(op, "Unsqueeze") == 0) r += n;
-    for (int i = 0; i < n; i++) {
-      fixed[i] = axes[i];
-      if (axes[i] >= 0) continue;
-      if (r < 0) {
-        oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-                     "%s: %s over a negative axis of a tensor of unknown rank "
-                     "is not supported at opset %d (supported from opset 11)",
-                     c->node ? c->node->kind : op, op, c->opset);
-        return NULL;
-      }
-      fixed[i] += r;
-    }
-    axes = fixed;
+  if (n > 16) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s over more than 16 axes", op);
+    return NULL;
   }
+  int r = oxp_sym_rank(v);
+  if (r >= 0 && strcmp(op, "Unsqueeze") == 0) r += n;
+  for (int i = 0; i < n; i++) {
+    fixed[i] = axes[i];
+    /* With the rank unknown a negative axis stays: onnxruntime and the
+     * checker resolve it at every opset, only the spec text predates it. */
+    if (axes[i] >= 0 || c->opset >= 11 || r < 0) continue;
+    fixed[i] += r;
+  }
+  /* Ascending, as Squeeze-1's checker wants; order means nothing to any
+   * of these ops. */
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && fixed[j - 1] > fixed[j]; j--) {
+      int64_t t = fixed[j];
+      fixed[j] = fixed[j - 1];
+      fixed[j - 1] = t;
+    }
+  axes = fixed;
   oxp_node *node;
   if (c->opset >= input_from) {
     oxp_value *in[2] = {v, n ? oxp_sym_const_i64s(c, axes, n) : NULL};
