@@ -49,6 +49,7 @@ void oxp_ext_layout_default(oxp_ext_layout *l) {
   l->align_from = 1 << 20;
   l->align = 64 << 10;
   l->small_align = 64;
+  l->proto_limit = OXP_PROTO_LIMIT;
 }
 
 static oxp_ext *ext_new(oxp_arena *a, oxp_external mode,

@@ -91,6 +91,8 @@ typedef struct {
   uint64_t align_from;   /* tensors of at least this many bytes (1 MiB) */
   uint64_t align;        /* ... start at a multiple of this (64 KiB) */
   uint64_t small_align;  /* other external tensors: a multiple of this (64) */
+  uint64_t proto_limit;  /* inline models above this go external
+                            (OXP_PROTO_LIMIT; lower only in tests) */
 } oxp_ext_layout;
 void oxp_ext_layout_default(oxp_ext_layout *l);
 
@@ -144,9 +146,10 @@ oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
 oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
                          struct Onnx__ModelProto **out, oxp_diag *d);
 uint64_t oxp_ser_packed_size(const struct Onnx__ModelProto *m);
-/* Fails (nothing written) when the packed size passes OXP_PROTO_LIMIT. */
-oxp_status oxp_ser_pack(const struct Onnx__ModelProto *m, oxp_sink *sink,
-                        oxp_diag *d);
+/* Fails (nothing written) when the packed size passes OXP_PROTO_LIMIT.
+ * size is oxp_ser_packed_size(m) when known, else 0. */
+oxp_status oxp_ser_pack(const struct Onnx__ModelProto *m, uint64_t size,
+                        oxp_sink *sink, oxp_diag *d);
 /* Bytes of tensor data in g (initializers and tensor attributes, all
  * blocks): what a progress display counts towards. */
 uint64_t oxp_graph_tensor_bytes(const oxp_graph *g);

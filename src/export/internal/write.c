@@ -237,7 +237,8 @@ static oxp_status open_reference(writer *w, oxp_ext **ext) {
 
 /* Builds the ModelProto, choosing external data when asked or when the
  * inline model would pass protobuf's limit. */
-static oxp_status build(writer *w, Onnx__ModelProto **m, oxp_ext **ext) {
+static oxp_status build(writer *w, Onnx__ModelProto **m, oxp_ext **ext,
+                        uint64_t *size) {
   oxp_status st;
   *ext = NULL;
   if (w->o->external_data == OXP_EXT_FILE) st = open_data(w, ext);
@@ -246,16 +247,20 @@ static oxp_status build(writer *w, Onnx__ModelProto **m, oxp_ext **ext) {
   else st = OXP_OK;
   if (st) return st;
   if ((st = oxp_ser_build(w->g, w->o, *ext, m, w->d))) return st;
-  uint64_t size = oxp_ser_packed_size(*m);
-  if (*ext || size <= OXP_PROTO_LIMIT) return OXP_OK;
+  *size = oxp_ser_packed_size(*m);
+  uint64_t limit = w->layout && w->layout->proto_limit ? w->layout->proto_limit
+                                                       : OXP_PROTO_LIMIT;
+  if (*ext || *size <= limit) return OXP_OK;
   /* Building again is cheap: tensors are borrowed, only the small
    * protobuf-c structs are made twice. */
   if ((st = open_data(w, ext))) return st;
   note(w->o,
        "the model would be %.2f GiB, above protobuf's 2 GiB limit; its "
        "tensors go to external data in %s",
-       (double)size / (1 << 30), w->data_name);
-  return oxp_ser_build(w->g, w->o, *ext, m, w->d);
+       (double)*size / (1 << 30), w->data_name);
+  if ((st = oxp_ser_build(w->g, w->o, *ext, m, w->d))) return st;
+  *size = oxp_ser_packed_size(*m);
+  return OXP_OK;
 }
 
 oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
@@ -284,7 +289,8 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
 
   Onnx__ModelProto *m = NULL;
   oxp_ext *ext = NULL;
-  st = build(&w, &m, &ext);
+  uint64_t size = 0;
+  st = build(&w, &m, &ext, &size);
   if (!st) st = oxp_ext_finish(ext, d);
   /* Nothing went outside (all tensors tiny): no data file at all. */
   if (!st && w.have_data && oxp_ext_count(ext) == 0) {
@@ -292,10 +298,10 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
     w.have_data = false;
   }
   if (!st) {
-    oxp_progress_total(prog, oxp_ext_copied(ext) + oxp_ser_packed_size(m));
+    oxp_progress_total(prog, oxp_ext_copied(ext) + size);
     fd_sink fs = {.base = {.write = fd_write, .d = d}, .fd = model.fd,
                   .path = path, .fmap = fmap, .prog = prog};
-    st = oxp_ser_pack(m, &fs.base, d);
+    st = oxp_ser_pack(m, size, &fs.base, d);
   }
   mode_t mode = 0644 & ~current_umask();
   if (!st && w.have_data) st = tmp_seal(&w.data, mode, d);

@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+"""onnxexp against torch.onnx.export: one table, every row measured now.
+
+    /usr/bin/python3 bench/bench.py --onnxexp BUILD/src/cli/onnxexp
+        [--dir DIR] [--only encoder,chain,big] [--peer-timeout S] [--keep]
+
+Generates the models (bench/models.py) into DIR (default $BENCH_DIR or
+/tmp/onnxexp-bench; generation is skipped when a model is already there),
+then for each row runs onnxexp and the peer (bench/peer.py: the same model
+through torch.onnx.export, opset 17, default options) as child processes
+and reports wall time, peak RSS (getrusage of that child, via wait4),
+output size (model plus external data files), and the ratios. onnxexp is
+timed best of three (it is cheap); the peer once. Then it checks the
+exported models in onnxruntime and prints each target of issue 8 with
+whether it was met. The 3 GB model is deleted afterwards unless --keep.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+import st  # noqa: E402
+
+PY = "/usr/bin/python3"
+RUN_JS = os.path.join(TOP, "tests", "node", "run.js")
+MB = 1e6
+
+
+class Run:
+    def __init__(self, ok, wall, rss, out="", err=""):
+        self.ok, self.wall, self.rss, self.out, self.err = ok, wall, rss, out, err
+
+
+def measured_rss(cmd, timeout=None):
+    """Runs cmd: wall seconds, and the peak RSS of that child alone (wait4
+    returns its rusage; RUSAGE_CHILDREN would be the max over all)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = None if timeout is None else t0 + timeout
+    # Output is small (JSON line / errors); read it after the child ends,
+    # which wait4 reports together with its rusage.
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if deadline and time.perf_counter() > deadline:
+            p.kill()
+            os.wait4(p.pid, 0)
+            return Run(False, time.perf_counter() - t0, 0, "", "timed out after %ds" % timeout)
+        time.sleep(0.005)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    out, err = p.stdout.read().decode(), p.stderr.read().decode()
+    return Run(p.returncode == 0, wall, ru.ru_maxrss * 1024, out, err)
+
+
+def sizes(paths):
+    return sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+
+
+def fmt_s(x):
+    return "-" if x is None else ("%.3f s" % x if x < 10 else "%.1f s" % x)
+
+
+def fmt_mb(x):
+    return "-" if x is None else "%.0f MB" % (x / MB)
+
+
+def ratio(a, b):
+    return "-" if not a or not b else "%.1fx" % (a / b)
+
+
+def best_of(n, cmd):
+    runs = [measured_rss(cmd) for _ in range(n)]
+    ok = [r for r in runs if r.ok]
+    if not ok:
+        return runs[0]
+    b = min(ok, key=lambda r: r.wall)
+    b.rss = max(r.rss for r in ok)  # the worst peak, the honest one
+    return b
+
+
+# --------------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.dir = a.dir
+        self.rows = []     # table rows
+        self.targets = []  # (text, met: True/False/None, detail)
+        self.res = {}
+
+    def model_dir(self, name):
+        return os.path.join(self.dir, name)
+
+    def gen(self, name):
+        import models
+        t0 = time.time()
+        meta = models.gen(name, self.dir)
+        dt = time.time() - t0
+        if dt > 1:
+            print("bench: generated %s in %.0fs" % (name, dt), file=sys.stderr)
+        return meta
+
+    def onnxexp(self, name, out, *flags, n=3):
+        for f in (out, out + ".data"):
+            if os.path.exists(f):
+                os.remove(f)
+        d = self.model_dir(name)
+        r = best_of(n, [self.a.onnxexp, os.path.join(d, "model.ir"), "-o", out, "-q"] + list(flags))
+        if not r.ok:
+            print("bench: onnxexp failed on %s %s: %s" % (name, " ".join(flags), r.err.strip()), file=sys.stderr)
+        r.size = sizes([out, out + ".data"]) if r.ok else None
+        return r
+
+    def peer(self, name, out):
+        pdir = os.path.join(self.dir, "peer_" + name)
+        shutil.rmtree(pdir, ignore_errors=True)
+        os.makedirs(pdir)
+        path = os.path.join(pdir, os.path.basename(out))
+        r = measured_rss([PY, os.path.join(HERE, "peer.py"), name, path], timeout=self.a.peer_timeout)
+        r.export_s = None
+        r.size = None
+        if r.ok:
+            j = json.loads(r.out.strip().splitlines()[-1])
+            r.export_s = j["export_s"]
+            r.size = sizes([os.path.join(pdir, f) for f in os.listdir(pdir)])
+            r.nfiles = len(os.listdir(pdir))
+        else:
+            r.reason = (r.err.strip().splitlines() or ["failed"])[-1][:100]
+        r.dir, r.path = pdir, path
+        return r
+
+    def row(self, model, case, ox, peer, extra=""):
+        pt = peer.export_s if peer is not None and peer.ok else None
+        self.rows.append([
+            model, case, fmt_s(ox.wall if ox.ok else None),
+            fmt_s(pt) if peer is not None else "",
+            ratio(pt, ox.wall if ox.ok else None) if peer is not None else "",
+            fmt_mb(ox.rss if ox.ok else None),
+            fmt_mb(peer.rss if peer is not None and peer.ok else None) if peer is not None else "",
+            fmt_mb(ox.size if ox.ok else None),
+            fmt_mb(peer.size if peer is not None and peer.ok else None) if peer is not None else "",
+            extra,
+        ])
+        if peer is not None and not peer.ok:
+            self.rows[-1][3] = "fail"
+            self.rows[-1][-1] = (extra + "; " if extra else "") + "peer: " + peer.reason
+
+    def target(self, text, met, detail):
+        self.targets.append((text, met, detail))
+
+    # ---- 1: transformer encoder ------------------------------------------------
+
+    def encoder(self):
+        name = "encoder100m"
+        meta = self.gen(name)
+        wb = meta["weight_bytes"]
+        out = os.path.join(self.dir, "ox_" + name + ".onnx")
+        inl = self.onnxexp(name, out)
+        ext = self.onnxexp(name, out, "--external-data")
+        nof = self.onnxexp(name, out, "--no-constant-folding")
+        peer = self.peer(name, name + ".onnx")
+        self.row(name, "inline", inl, peer, "%.1fM params, %.0f MB weights" % (meta["params"] / 1e6, wb / MB))
+        self.row(name, "--external-data", ext, None)
+        self.row(name, "--no-constant-folding", nof, None, "Linear weights borrowed, not transposed")
+        if peer.ok and inl.ok:
+            sp = peer.export_s / inl.wall
+            self.target("encoder: >= 20x faster than the peer", sp >= 20, "%.1fx (%s vs %s)" % (sp, fmt_s(inl.wall), fmt_s(peer.export_s)))
+        else:
+            self.target("encoder: >= 20x faster than the peer", None, "peer or onnxexp failed")
+        self.target("encoder: peak RSS < 1.2 x weights inline", inl.ok and inl.rss < 1.2 * wb,
+                    "%s vs %s limit" % (fmt_mb(inl.rss), fmt_mb(1.2 * wb)))
+        self.target("encoder: peak RSS < 200 MB with external data", ext.ok and ext.rss < 200 * MB, fmt_mb(ext.rss))
+        shutil.rmtree(peer.dir, ignore_errors=True)
+
+    # ---- 2: chains ---------------------------------------------------------------
+
+    def chains(self):
+        per = {}
+        for name in ("chain1k", "chain10k", "chain50k"):
+            meta = self.gen(name)
+            n = meta["aten_ops"]
+            out = os.path.join(self.dir, "ox_" + name + ".onnx")
+            ox = self.onnxexp(name, out)
+            peer = self.peer(name, name + ".onnx") if not self.a.no_peer_chain50k or name != "chain50k" else None
+            us = ox.wall / n * 1e6 if ox.ok else None
+            per[name] = us
+            self.row(name, "inline", ox, peer, "%d ops, %d nodes; onnxexp %.1f us/op" % (n, meta["nodes"], us or 0)
+                     + ("; peer %.0f us/op" % (peer.export_s / n * 1e6) if peer is not None and peer.ok else ""))
+            if name == "chain50k":
+                if peer is not None and peer.ok and ox.ok:
+                    sp = peer.export_s / ox.wall
+                    self.target("chain50k: >= 100x faster than the peer", sp >= 100, "%.1fx (%s vs %s)" % (sp, fmt_s(ox.wall), fmt_s(peer.export_s)))
+                elif peer is not None and not peer.ok and "timed out" in peer.err:
+                    sp = self.a.peer_timeout / ox.wall
+                    self.target("chain50k: >= 100x faster than the peer", sp >= 100 or None,
+                                "peer did not finish in %ds: > %.0fx" % (self.a.peer_timeout, sp))
+                else:
+                    self.target("chain50k: >= 100x faster than the peer", None, "peer not run or failed")
+            if peer is not None:
+                shutil.rmtree(peer.dir, ignore_errors=True)
+        if per.get("chain1k") and per.get("chain50k"):
+            r = per["chain50k"] / per["chain1k"]
+            self.target("chain: time/op at 50k <= 1.5 x time/op at 1k", r <= 1.5,
+                        "%.1f vs %.1f us/op = %.2fx (10k: %.1f)" % (per["chain50k"], per["chain1k"], r, per.get("chain10k") or 0))
+
+    # ---- 3: 3 GB ---------------------------------------------------------------
+
+    def ort(self, jobs):
+        jpath = os.path.join(self.dir, "jobs.json")
+        with open(jpath, "w") as f:
+            json.dump(jobs, f)
+        r = measured_rss(["node", RUN_JS, jpath])
+        res = {}
+        for line in r.out.splitlines():
+            try:
+                j = json.loads(line)
+                res[j["model"]] = j
+            except ValueError:
+                pass
+        return res, r
+
+    def outputs(self, path):
+        with open(path, "rb") as f:
+            return st.loads(f.read())["out0"]
+
+    def big(self):
+        need = 15e9
+        free = shutil.disk_usage(self.dir).free
+        if free < need:
+            self.target("3 GB model", None, "skipped: %.0f GB free in %s, need %.0f" % (free / 1e9, self.dir, need / 1e9))
+            return
+        small = "wide_small"
+        self.gen(small)
+        sd = self.model_dir(small)
+        souts = {}
+        for mode, flags in (("inline", []), ("file", ["--external-data"]), ("reference", ["--external-data=reference"])):
+            o = os.path.join(sd, "ox_%s.onnx" % mode)
+            r = self.onnxexp(small, o, *flags, n=1)
+            souts[mode] = o if r.ok else None
+
+        name = "wide3g"
+        meta = self.gen(name)
+        d = self.model_dir(name)
+        sidecar = os.path.join(d, "model.safetensors")
+        cp_to = os.path.join(d, "copy.safetensors")
+        cps = []
+        for sync in (False, True):
+            if os.path.exists(cp_to):
+                os.remove(cp_to)
+            cmd = ["/bin/sh", "-c", 'cp "$0" "$1"' + (' && sync "$1"' if sync else ""), sidecar, cp_to]
+            cps.append(measured_rss(cmd))
+        os.remove(cp_to)
+        self.rows.append([name, "cp sidecar", fmt_s(cps[0].wall), "", "", "", "", fmt_mb(os.path.getsize(sidecar)), "",
+                          "cp + sync (durable, like onnxexp's fsync): %s" % fmt_s(cps[1].wall)])
+        out_f = os.path.join(d, "ox_file.onnx")
+        out_r = os.path.join(d, "ox_ref.onnx")
+        f = self.onnxexp(name, out_f, "--external-data")
+        r = self.onnxexp(name, out_r, "--external-data=reference")
+        peer = self.peer(name, name + ".onnx")
+        wb = meta["weight_bytes"]
+        self.row(name, "--external-data", f, peer, "%.2f GB weights; %.2fx cp, %.2fx cp+sync"
+                 % (wb / 1e9, f.wall / cps[0].wall, f.wall / cps[1].wall) + (", peer wrote %d files" % peer.nfiles if peer.ok else ""))
+        self.row(name, "--external-data=reference", r, None, "model file only; points into the sidecar")
+        self.target("3 GB: --external-data within 1.5x of cp", f.ok and f.wall <= 1.5 * cps[0].wall,
+                    "%s vs cp %s (%.2fx; cp+sync %s, %.2fx)" % (fmt_s(f.wall), fmt_s(cps[0].wall), f.wall / cps[0].wall,
+                                                           fmt_s(cps[1].wall), f.wall / cps[1].wall))
+        self.target("3 GB: --external-data peak RSS < 200 MB", f.ok and f.rss < 200 * MB, fmt_mb(f.rss))
+        self.target("3 GB: reference mode < 2 s", r.ok and r.wall < 2, fmt_s(r.wall))
+        if peer.ok:
+            shutil.rmtree(peer.dir, ignore_errors=True)
+
+        # onnxruntime: the small model in all three modes must agree exactly
+        # (same bytes, same graph); the 3 GB ones must load and match torch.
+        jobs = []
+        for mode, o in souts.items():
+            if o:
+                jobs.append({"model": o, "inputs": os.path.join(sd, "inputs.safetensors"), "outputs": o + ".out.safetensors"})
+        for o in (out_f, out_r):
+            if os.path.exists(o):
+                jobs.append({"model": o, "inputs": os.path.join(d, "inputs.safetensors"), "outputs": o + ".out.safetensors"})
+        res, _ = self.ort(jobs)
+        okall = all(res.get(j["model"], {}).get("ok") for j in jobs) and len(jobs) == 5
+        detail = []
+        same_small = False
+        if okall:
+            o = {m: self.outputs(p + ".out.safetensors") for m, p in souts.items()}
+            same_small = np.array_equal(o["inline"], o["file"]) and np.array_equal(o["inline"], o["reference"])
+            ref = self.outputs(os.path.join(d, "outputs.safetensors"))
+            gf, gr = self.outputs(out_f + ".out.safetensors"), self.outputs(out_r + ".out.safetensors")
+            same_big = np.array_equal(gf, gr)
+            err = float(np.max(np.abs(gf - ref)) / (np.max(np.abs(ref)) or 1))
+            close = bool(np.allclose(gf, ref, rtol=1e-3, atol=1e-4 * float(np.max(np.abs(ref)))))
+            detail.append("small: inline == file == reference: %s" % same_small)
+            detail.append("3 GB: file == reference: %s, vs torch max rel err %.1e" % (same_big, err))
+            okall = same_small and same_big and close
+        else:
+            detail.append("; ".join("%s: %s" % (os.path.basename(k), v.get("error", "ok")[:80]) for k, v in res.items()) or "node failed")
+        self.target("3 GB: both modes load in onnxruntime, same outputs as inline (smaller size)", okall, "; ".join(detail))
+        if not self.a.keep:
+            shutil.rmtree(d, ignore_errors=True)
+
+    # ---- output ---------------------------------------------------------------
+
+    def print(self):
+        head = ["model", "case", "onnxexp", "peer", "speedup", "ox RSS", "peer RSS", "ox size", "peer size", "notes"]
+        rows = [head] + self.rows
+        w = [max(len(str(r[i])) for r in rows) for i in range(len(head) - 1)]
+        line = lambda r: "  ".join(str(c).ljust(w[i]) if i < len(w) else str(c) for i, c in enumerate(r))  # noqa: E731
+        print()
+        print(line(head))
+        print("  ".join("-" * x for x in w) + "  -----")
+        for r in self.rows:
+            print(line(r))
+        print()
+        print("targets (issue 8):")
+        for text, met, detail in self.targets:
+            mark = "MET   " if met else ("MISSED" if met is False else "N/A   ")
+            print("  [%s] %-66s %s" % (mark, text, detail))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--onnxexp", required=True)
+    ap.add_argument("--dir", default=os.environ.get("BENCH_DIR", "/tmp/onnxexp-bench"))
+    ap.add_argument("--only", default="encoder,chain,big")
+    ap.add_argument("--peer-timeout", type=int, default=1800)
+    ap.add_argument("--no-peer-chain50k", action="store_true", help="skip the slowest peer run")
+    ap.add_argument("--keep", action="store_true", help="keep the 3 GB model afterwards")
+    a = ap.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    a.onnxexp = os.path.abspath(a.onnxexp)
+    b = Bench(a)
+    parts = a.only.split(",")
+    print("bench: %s, scratch %s (%.0f GB free), %d CPUs" % (
+        subprocess.run([a.onnxexp, "--version"], stdout=subprocess.PIPE).stdout.decode().strip(),
+        a.dir, shutil.disk_usage(a.dir).free / 1e9, os.cpu_count()), file=sys.stderr)
+    if "encoder" in parts:
+        b.encoder()
+    if "chain" in parts:
+        b.chains()
+    if "big" in parts:
+        b.big()
+    b.print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

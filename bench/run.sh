@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# bench/run.sh: builds onnxexp (Release) and runs the benchmark against
+# torch.onnx.export; prints one table and the targets of issue 8.
+#
+#   bench/run.sh [bench.py options]    e.g. --only encoder,chain
+#
+# Scratch: $BENCH_DIR (default /tmp/onnxexp-bench); needs about 15 GB free
+# there for the 3 GB model (skipped with a note otherwise), which is
+# deleted afterwards. The models are generated once and reused.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BENCH_BUILD_DIR:-${BENCH_DIR:-/tmp/onnxexp-bench}/build}
+if [ -z "${ONNXEXP:-}" ]; then
+  cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DONNXEXP_TESTS=OFF >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target onnxexp >/dev/null
+  ONNXEXP=$build/src/cli/onnxexp
+fi
+exec /usr/bin/python3 "$top/bench/bench.py" --onnxexp "$ONNXEXP" "$@"
