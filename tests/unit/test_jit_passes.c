@@ -140,6 +140,45 @@ START_TEST(dce_keeps_side_effects) {
 }
 END_TEST
 
+/* A list a loop appends to has no constant length (the bug: len folded
+ * to the ListConstruct's 0 inputs). */
+START_TEST(len_of_mutated_list_stays) {
+  pu_parse("graph(%x : Float(2)):\n"
+           "  %t : bool = prim::Constant[value=1]()\n"
+           "  %n : int = prim::Constant[value=3]()\n"
+           "  %l : Tensor[] = prim::ListConstruct()\n"
+           "   = prim::Loop(%n, %t)\n"
+           "    block0(%i : int):\n"
+           "      %a : Tensor[] = aten::append(%l, %x)\n"
+           "      -> (%t)\n"
+           "  %k : int = aten::len(%l)\n"
+           "  %y : Float(2) = aten::mul(%x, %k)\n"
+           "  return (%y)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_constprop(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_lower_tuples(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "Constant()->t; Constant()->n; ListConstruct()->l; "
+                             "Loop(n,t)->?; len(l)->k; mul(x,k)->y");
+}
+END_TEST
+
+/* aten::Delete has no outputs: it exists for its effect on the list, so
+ * DCE keeps it and the list's later length is not the constructed one. */
+START_TEST(list_delete_is_kept) {
+  pu_parse("graph(%x : Float(2)):\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %l : Tensor[] = prim::ListConstruct(%x, %x)\n"
+           "   = aten::Delete(%l, %z)\n"
+           "  %k : int = aten::len(%l)\n"
+           "  return (%k)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_constprop(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "Constant()->z; ListConstruct(x,x)->l; Delete(l,z)->?; len(l)->k");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("jit_passes");
   TCase *t = tcase_create("core");
@@ -152,6 +191,8 @@ int main(void) {
   tcase_add_test(t, static_sizes_fold_unless_dynamic);
   tcase_add_test(t, scripted_types_get_promoted);
   tcase_add_test(t, dce_keeps_side_effects);
+  tcase_add_test(t, len_of_mutated_list_stays);
+  tcase_add_test(t, list_delete_is_kept);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

@@ -176,7 +176,8 @@ static oxp_status prop_block(oxp_graph *g, oxp_block *b, oxp_diag *d) {
       continue;
     num a, b2, r;
     if (oxp_kind_is(n, "aten::len") && n->inputs[0]->producer &&
-        oxp_kind_is(n->inputs[0]->producer, "prim::ListConstruct")) {
+        oxp_kind_is(n->inputs[0]->producer, "prim::ListConstruct") &&
+        !oxp_jit_list_mutated(n->inputs[0])) {
       r.kind = OXP_T_INT;
       r.i = n->inputs[0]->producer->ninputs;
     } else if (oxp_kind_is(n, "aten::__is__") || oxp_kind_is(n, "aten::__isnot__")) {

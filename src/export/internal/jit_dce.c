@@ -8,10 +8,14 @@
 #include "passes.h"
 
 static bool side_effect(const oxp_node *n) {
+  /* A node without outputs exists only for its effect (aten::Delete on a
+   * list, prim::Print, ...). */
+  if (n->noutputs == 0 && n->nblocks == 0) return true;
   static const char *const kinds[] = {
       "prim::Print", "prim::RaiseException", "aten::warn", "prim::SetAttr",
       "aten::append", "aten::insert", "aten::extend", "aten::pop",
-      "aten::clear", "aten::_set_item", "aten::remove", "prim::Uninitialized"};
+      "aten::clear", "aten::_set_item", "aten::remove", "aten::Delete",
+      "aten::__delitem__", "prim::Uninitialized"};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (oxp_kind_is(n, kinds[i])) return strcmp(kinds[i], "prim::Uninitialized") != 0;
   size_t l = strlen(n->kind);

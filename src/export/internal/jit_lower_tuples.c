@@ -8,14 +8,19 @@
 
 #include "passes.h"
 
-static bool mutated(const oxp_value *l) {
+/* Might something change list l after it is built? A mutating op on it,
+ * or handing it to control flow (a loop may append to it). */
+bool oxp_jit_list_mutated(const oxp_value *l) {
   static const char *const muts[] = {"aten::append", "aten::insert",
                                      "aten::extend", "aten::pop",
                                      "aten::clear", "aten::_set_item",
-                                     "aten::remove", "aten::reverse"};
-  for (int i = 0; i < l->nuses; i++)
+                                     "aten::remove", "aten::reverse",
+                                     "aten::Delete", "aten::__delitem__"};
+  for (int i = 0; i < l->nuses; i++) {
+    if (l->uses[i].node->nblocks) return true;
     for (size_t k = 0; k < sizeof muts / sizeof *muts; k++)
       if (oxp_kind_is(l->uses[i].node, muts[k])) return true;
+  }
   return false;
 }
 
@@ -32,7 +37,7 @@ static oxp_node *construct(const oxp_value *v) {
   oxp_node *k = v->producer;
   if (!k) return NULL;
   if (oxp_kind_is(k, "prim::TupleConstruct")) return k;
-  if (oxp_kind_is(k, "prim::ListConstruct") && !mutated(v)) return k;
+  if (oxp_kind_is(k, "prim::ListConstruct") && !oxp_jit_list_mutated(v)) return k;
   return NULL;
 }
 

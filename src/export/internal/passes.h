@@ -76,6 +76,9 @@ const char *oxp_pass_onnx_op(const oxp_node *n);
 oxp_status oxp_jit_dce(oxp_graph *g, oxp_diag *d);
 oxp_status oxp_jit_remove_inplace(oxp_graph *g, oxp_diag *d);
 oxp_status oxp_jit_lower_tuples(oxp_graph *g, oxp_diag *d);
+/* Might list l change after its ListConstruct (append & co., or being
+ * handed to a loop)? Then its length and elements are not constants. */
+bool oxp_jit_list_mutated(const oxp_value *l);
 oxp_status oxp_jit_constprop(oxp_graph *g, oxp_diag *d);
 /* Uses the dynamic axes of o: a size that one of them may change is kept. */
 oxp_status oxp_jit_peephole_size(oxp_graph *g, const oxp_options *o,
