@@ -304,6 +304,7 @@ def run(argv=None, out=sys.stdout):
     ap.add_argument("--node", default=shutil.which("node") or "node")
     ap.add_argument("-j", "--jobs", type=int, default=min(8, os.cpu_count() or 1))
     ap.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    ap.add_argument("--results", help="write every case's outcome here as JSON (for tests/tools/coverage.py)")
     a = ap.parse_args(argv)
 
     t0 = time.time()
@@ -337,6 +338,10 @@ def run(argv=None, out=sys.stdout):
             compare(c)
 
     failed = [c for c in cases if c.status != "PASS"]
+    if a.results:
+        with open(a.results, "w") as f:
+            json.dump([dict(fixture=c.name, opset=c.opset, status=c.status, negative=c.negative,
+                            ops=c.meta.get("ops", [])) for c in cases], f, indent=0)
     print_table(failed if a.quiet else cases, out)
     out.write("roundtrip: %d passed, %d failed of %d (%d fixtures); export %.1fs, checker %.1fs, onnxruntime %.1fs, total %.1fs\n"
               % (len(cases) - len(failed), len(failed), len(cases), len({c.name for c in cases}),

@@ -6,8 +6,13 @@ Run with /usr/bin/python3 (torch is needed):
 Prints `covered N of M` for the aten ops torch maps, the ops torch maps that
 onnxexp does not, and with --markdown writes the supported-ops table
 generated from `onnxexp --list-ops` (op, first opset, notes).
+
+With --results (written by tests/roundtrip/roundtrip.py --results) the table
+also says at which opsets each op passed a round trip, and the script lists
+ops that no passing round trip exercises at their first opset, 17 and 21.
 """
 import argparse
+import json
 import glob
 import os
 import re
@@ -58,6 +63,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("onnxexp")
     ap.add_argument("--markdown")
+    ap.add_argument("--results", help="roundtrip.py --results JSON")
     ap.add_argument("--notes", default=os.path.join(os.path.dirname(__file__), "..", "..", "docs", "ops-notes"))
     a = ap.parse_args()
     ref = torch_ops()
@@ -70,6 +76,22 @@ def main():
     summary = f"covered {len(covered)} of {len(aten)}"
     print(summary)
     print("not covered:", " ".join(missing) if missing else "(none)")
+    tested = {}
+    if a.results:
+        with open(a.results) as f:
+            for case in json.load(f):
+                if case["status"] == "PASS" and not case["negative"]:
+                    for op in case["ops"]:
+                        tested.setdefault(op, set()).add(case["opset"])
+        gaps = []
+        for op in sorted(ours):
+            want = {ours[op], 17, 21}
+            have = tested.get(op, set())
+            if not want <= have:
+                gaps.append(f"{op} (first {ours[op]}; passed at {sorted(have) or 'none'})")
+        print(f"round-tripped at first opset, 17 and 21: {len(ours) - len(gaps)} of {len(ours)} ops")
+        for g in gaps:
+            print("  untested:", g)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write("# Supported ops\n\n")
@@ -77,9 +99,14 @@ def main():
                     "do not edit by hand (notes live in `docs/ops-notes/`).\n\n")
             f.write(f"Against torch 1.13's legacy exporter: **{summary}** aten ops "
                     f"(onnxexp also maps {len(extra)} ops torch's registry does not list).\n\n")
-            f.write("| op | first opset | notes |\n|---|---|---|\n")
+            if tested:
+                f.write("\"round trips\" lists the opsets at which some fixture using the op "
+                        "passed the round trip (onnxruntime against torch) in the run that "
+                        "generated this page.\n\n")
+            f.write("| op | first opset | round trips | notes |\n|---|---|---|---|\n")
             for op in sorted(ours):
-                f.write(f"| `{op}` | {ours[op]} | {notes.get(op, '')} |\n")
+                rt = ", ".join(map(str, sorted(tested.get(op, ())))) or "-"
+                f.write(f"| `{op}` | {ours[op]} | {rt} | {notes.get(op, '')} |\n")
             f.write("\n## Not covered\n\n")
             f.write("| op | torch opsets | reason |\n|---|---|---|\n")
             for op in missing:
