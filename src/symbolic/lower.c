@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower_ctx.h"
+#include "../export/internal/passes.h"
 #include "s_control.h"
 
 oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src) {
@@ -149,10 +150,81 @@ static oxp_status check_outputs(oxp_sctx *c, oxp_node *n) {
 /* In order; a node may append nodes after itself (a folded prim::If
  * moves its chosen block there), and they are lowered next. Control-flow
  * symbolics call this for their blocks (s_control.c). */
+/* With dynamic axes a traced dim is only a sample: each TorchScript
+ * output keeps the dims inference proved static for its ONNX value, and
+ * forgets the rest, so later symbolics cannot bake a dynamic size. */
+static void forget_dynamic_dims(oxp_sctx *c, oxp_node *n) {
+  for (int i = 0; i < n->noutputs; i++) {
+    oxp_value *s = n->outputs[i], *v = oxp_lower_lookup(c, s);
+    oxp_type *st = s->type;
+    if (!v || !st || st->kind != OXP_T_TENSOR || st->rank <= 0) continue;
+    const oxp_type *vt = v->type;
+    bool same = vt && vt->kind == OXP_T_TENSOR && vt->rank == st->rank;
+    oxp_type *nt = oxp_type_copy(c->src->arena, st);
+    if (!nt) continue;
+    for (int k = 0; k < nt->rank; k++) {
+      bool known = same && vt->dims[k] >= 0 && !(vt->dim_params && vt->dim_params[k]);
+      nt->dims[k] = known ? vt->dims[k] : -1;
+    }
+    nt->dim_params = NULL;
+    s->type = nt;
+  }
+}
+
 oxp_status oxp_lower_nodes(oxp_sctx *c, oxp_block *b) {
   oxp_status st;
-  for (oxp_node *n = b->first; n; n = n->next)
+  for (oxp_node *n = b->first; n; n = n->next) {
+    oxp_block *cur = c->cur;
+    oxp_node *mark = cur->last;
     if ((st = lower_node(c, n))) return st;
+    /* Type what the symbolic made, in order, before the next one reads. */
+    for (oxp_node *k = mark ? mark->next : cur->first; k; k = k->next)
+      oxp_si_live_node(c->live, k);
+    if (!c->static_shapes) forget_dynamic_dims(c, n);
+  }
+  return OXP_OK;
+}
+
+static void live_infer(void *ctx, oxp_node *n) {
+  oxp_sctx *c = ctx;
+  oxp_si_live_node(c->live, n);
+}
+
+/* The user input names after --input-names, as dynamic axes name them. */
+static const char *user_name(const oxp_options *o, oxp_value *in, int user) {
+  return user < o->n_input_names ? o->input_names[user] : in->name;
+}
+
+/* Dynamic axes of inputs: dim_params on the ONNX input, an unknown dim on
+ * the TorchScript one (nothing may read the traced size). */
+static oxp_status mark_dynamic_inputs(oxp_sctx *c) {
+  oxp_block *top = c->src->top;
+  for (int k = 0; k < c->o->n_dynamic_axes; k++) {
+    const oxp_dyn_axis *ax = &c->o->dynamic_axes[k];
+    for (int i = 0, user = 0; i < top->ninputs; i++) {
+      oxp_value *s = top->inputs[i];
+      if (s->init) continue;
+      const char *name = user_name(c->o, s, user++);
+      if (!name || strcmp(name, ax->input) != 0) continue;
+      oxp_value *v = oxp_lower_lookup(c, s);
+      if (!s->type || s->type->kind != OXP_T_TENSOR || ax->axis < 0 ||
+          ax->axis >= s->type->rank || !v)
+        return oxp_fail(c->d, OXP_ERR_USAGE, NULL, NULL,
+                        "dynamic axis %d of '%s' is out of range", ax->axis,
+                        ax->input);
+      oxp_type *st = oxp_type_copy(c->src->arena, s->type);
+      if (!st) return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+      st->dims[ax->axis] = -1;
+      s->type = st;
+      oxp_type *vt = v->type;
+      if (!vt->dim_params) {
+        vt->dim_params = oxp_alloc(c->dst->arena, sizeof(char *) * (size_t)vt->rank);
+        if (!vt->dim_params) return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+      }
+      vt->dim_params[ax->axis] = oxp_strdup(c->dst->arena, ax->param);
+      vt->dims[ax->axis] = -1;
+    }
+  }
   return OXP_OK;
 }
 
@@ -236,6 +308,10 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
   if (!c->dst || !c->env || !c->packs)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   c->cur = c->dst->top;
+  c->live = oxp_si_live_open(c->dst, o);
+  if (!c->live) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  c->dst->infer = live_infer;
+  c->dst->infer_ctx = c;
   oxp_status st = build_syms(c);
   if (st) return st;
   if ((st = oxp_ctl_wrap_syms(c))) return st;
@@ -257,10 +333,14 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
     v->init = in->init;
     oxp_lower_bind(c, in, v);
   }
-  if ((st = oxp_lower_nodes(c, top))) return st;
-  for (int i = 0; i < top->noutputs; i++)
-    if ((st = add_outputs(c, top->outputs[i]))) return st;
-  if ((st = oxp_ctl_finish(c))) return st;
+  if ((st = mark_dynamic_inputs(c))) return st;
+  st = oxp_lower_nodes(c, top);
+  for (int i = 0; !st && i < top->noutputs; i++) st = add_outputs(c, top->outputs[i]);
+  if (!st) st = oxp_ctl_finish(c);
+  /* The hook points into this stack frame. */
+  c->dst->infer = NULL;
+  c->dst->infer_ctx = NULL;
+  if (st) return st;
   *out = c->dst;
   return OXP_OK;
 }

@@ -23,6 +23,7 @@ struct oxp_sctx {
   oxp_map syms;            /* op name -> oxp_symbolic_fn at this opset */
   bool static_shapes;      /* traced dims are valid (no dynamic axes) */
   int nconsts;             /* counter for constant names */
+  struct oxp_si_live *live;/* shape inference as nodes are made */
 };
 
 oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src);

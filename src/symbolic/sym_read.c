@@ -169,12 +169,26 @@ const oxp_type *oxp_sym_out_type(oxp_node *n, int i) {
   return i >= 0 && i < n->noutputs ? n->outputs[i]->type : NULL;
 }
 
+/* A value made by a node of this symbolic may not be typed yet: infer it
+ * now (the graph's hook), so helpers see what the ONNX ops produce. */
+static const oxp_type *lowered_type_of(const oxp_value *v) {
+  if (!v) return NULL;
+  oxp_node *p = v->producer;
+  const oxp_type *t = v->type;
+  bool partial = !t || (t->kind == OXP_T_TENSOR && (t->rank < 0 || !t->dtype));
+  if (partial && p && !(p->flags & OXP_NODE_INFERRED) && p->graph->infer)
+    p->graph->infer(p->graph->infer_ctx, p);
+  return v->type;
+}
+
 int oxp_sym_dtype(const oxp_value *v) {
-  return v && v->type && v->type->kind == OXP_T_TENSOR ? v->type->dtype : 0;
+  const oxp_type *t = lowered_type_of(v);
+  return t && t->kind == OXP_T_TENSOR ? t->dtype : 0;
 }
 
 int oxp_sym_rank(const oxp_value *v) {
-  return v && v->type && v->type->kind == OXP_T_TENSOR ? v->type->rank : -1;
+  const oxp_type *t = lowered_type_of(v);
+  return t && t->kind == OXP_T_TENSOR ? t->rank : -1;
 }
 
 int oxp_sym_out_dtype(oxp_node *n, int i, int fallback) {

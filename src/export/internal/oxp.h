@@ -263,7 +263,11 @@ struct oxp_node {
   const char *scope;  /* ", scope: a/b" when printed, else NULL */
   const char *source; /* trailing "# file.py:12:0" comment, else NULL */
   const char *name;   /* ONNX node name once lowered, else NULL */
+  unsigned flags;     /* OXP_NODE_* marks of passes */
 };
+
+/* The node's outputs were typed by shape inference during lowering. */
+#define OXP_NODE_INFERRED 1u
 
 struct oxp_block {
   oxp_graph *graph;
@@ -285,6 +289,10 @@ struct oxp_graph {
   const char *file;   /* IR file name for diagnostics */
   int nvalues;        /* next value id */
   int nnodes;
+  /* While lowering builds this graph: types a node's outputs on demand,
+   * so symbolics see ranks and dims of values made moments before. */
+  void (*infer)(void *ctx, oxp_node *n);
+  void *infer_ctx;
 };
 
 oxp_graph *oxp_graph_new(oxp_arena *a, const char *file);

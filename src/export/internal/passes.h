@@ -129,6 +129,15 @@ oxp_status oxp_broadcast_fix(oxp_pass *p);
  * better (dims of dynamic axes become dim_params). */
 oxp_status oxp_shape_infer(oxp_pass *p);
 
+/* Inference while lowering builds a graph: nodes are typed one at a
+ * time, as soon as they are complete. Rule failures are not reported
+ * here (the full pass after lowering reports them with context). */
+typedef struct oxp_si_live oxp_si_live;
+oxp_si_live *oxp_si_live_open(oxp_graph *g, const oxp_options *o);
+/* Types n's outputs, first typing any untyped input made by a node not
+ * yet inferred. Marks n OXP_NODE_INFERRED. */
+void oxp_si_live_node(oxp_si_live *l, oxp_node *n);
+
 /* Per-op rules (shape_rules.c). A rule reads inputs through the context
  * and fills out[0..noutputs-1]; shapes of unknown rank mean "no idea". */
 typedef struct oxp_sictx oxp_sictx;

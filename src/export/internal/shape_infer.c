@@ -73,7 +73,16 @@ int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
 void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
                      const int64_t *v, const char *const *p, bool rank0) {
   oxp_value *o = n->outputs[k];
-  if (cnt < 0 || cnt > OXP_MAXRANK || o->id >= c->ndata) return;
+  if (cnt < 0 || cnt > OXP_MAXRANK) return;
+  if (o->id >= c->ndata) {
+    /* Lowering keeps making values while it infers: grow by doubling. */
+    int nd = c->ndata * 2 > o->id ? c->ndata * 2 : o->id + 64;
+    symdata **d = oxp_realloc(c->p->g->arena, c->data,
+                              sizeof *d * (size_t)c->ndata, sizeof *d * (size_t)nd);
+    if (!d) return;
+    c->data = d;
+    c->ndata = nd;
+  }
   symdata *s = oxp_alloc(c->p->g->arena, sizeof *s);
   if (!s) return;
   s->n = cnt;
@@ -111,21 +120,36 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
   v->type = t;
 }
 
+/* Runs n's rule and stores its outputs' types. */
+static oxp_status infer_node(oxp_sictx *c, oxp_node *n) {
+  const char *op = oxp_pass_onnx_op(n);
+  oxp_shape_rule fn = op ? (oxp_shape_rule)oxp_map_get(&c->rules, op) : NULL;
+  if (!fn || n->noutputs > 8) return OXP_OK;
+  oxp_shape out[8];
+  for (int i = 0; i < n->noutputs; i++) oxp_shape_unknown(&out[i], 0);
+  oxp_status st = fn(c, n, out);
+  if (st) return st;
+  for (int i = 0; i < n->noutputs; i++) store(c, n->outputs[i], &out[i]);
+  return OXP_OK;
+}
+
 static oxp_status infer_block(oxp_sictx *c, oxp_block *b) {
   for (oxp_node *n = b->first; n; n = n->next) {
     for (int k = 0; k < n->nblocks; k++) {
       oxp_status st = infer_block(c, n->blocks[k]);
       if (st) return st;
     }
-    const char *op = oxp_pass_onnx_op(n);
-    oxp_shape_rule fn = op ? (oxp_shape_rule)oxp_map_get(&c->rules, op) : NULL;
-    if (!fn || n->noutputs > 8) continue;
-    oxp_shape out[8];
-    for (int i = 0; i < n->noutputs; i++) oxp_shape_unknown(&out[i], 0);
-    oxp_status st = fn(c, n, out);
+    oxp_status st = infer_node(c, n);
     if (st) return st;
-    for (int i = 0; i < n->noutputs; i++) store(c, n->outputs[i], &out[i]);
   }
+  return OXP_OK;
+}
+
+static oxp_status load_rules(oxp_sictx *c) {
+  oxp_map_init(&c->rules, c->p->g->arena);
+  for (int i = 0; i < oxp_nshape_rules; i++)
+    if (!oxp_map_put(&c->rules, oxp_shape_rules[i].op, (void *)oxp_shape_rules[i].fn))
+      return oxp_fail(c->p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   return OXP_OK;
 }
 
@@ -133,9 +157,45 @@ oxp_status oxp_shape_infer(oxp_pass *p) {
   oxp_sictx c = {.p = p, .ndata = p->g->nvalues};
   c.data = oxp_alloc(p->g->arena, sizeof *c.data * (size_t)(c.ndata + 1));
   if (!c.data) return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  oxp_map_init(&c.rules, p->g->arena);
-  for (int i = 0; i < oxp_nshape_rules; i++)
-    if (!oxp_map_put(&c.rules, oxp_shape_rules[i].op, (void *)oxp_shape_rules[i].fn))
-      return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  return infer_block(&c, p->g->top);
+  oxp_status st = load_rules(&c);
+  return st ? st : infer_block(&c, p->g->top);
+}
+
+/* ---- while lowering ---------------------------------------------------------- */
+
+struct oxp_si_live {
+  oxp_pass pass;
+  oxp_diag scratch;
+  oxp_sictx c;
+};
+
+oxp_si_live *oxp_si_live_open(oxp_graph *g, const oxp_options *o) {
+  oxp_si_live *l = oxp_alloc(g->arena, sizeof *l);
+  if (!l) return NULL;
+  /* No output marks: rules never ask for them, and values keep coming. */
+  l->pass.g = g;
+  l->pass.o = o;
+  l->pass.d = &l->scratch;
+  l->c.p = &l->pass;
+  l->c.ndata = g->nvalues + 64;
+  l->c.data = oxp_alloc(g->arena, sizeof *l->c.data * (size_t)l->c.ndata);
+  if (!l->c.data || load_rules(&l->c)) return NULL;
+  return l;
+}
+
+static bool untyped(const oxp_value *v) {
+  return !v->type || (v->type->kind == OXP_T_TENSOR &&
+                      (v->type->rank < 0 || !v->type->dtype));
+}
+
+void oxp_si_live_node(oxp_si_live *l, oxp_node *n) {
+  if (n->flags & OXP_NODE_INFERRED) return;
+  n->flags |= OXP_NODE_INFERRED;
+  /* Inputs made earlier in the same symbolic may not be typed yet; the
+   * chain is short because every finished symbolic's nodes are typed. */
+  for (int i = 0; i < n->ninputs; i++) {
+    oxp_value *v = n->inputs[i];
+    if (v && v->producer && untyped(v)) oxp_si_live_node(l, v->producer);
+  }
+  if (infer_node(&l->c, n)) oxp_diag_clear(&l->scratch);
 }
