@@ -41,6 +41,7 @@ struct oxp_ext {
   /* reference mode */
   const char *model_dir; /* canonical, absolute */
   oxp_map rel;           /* tensor src_path -> location ("" if unusable) */
+  const char *outside;   /* first location out of the model's directory */
   int nexternal;
 };
 
@@ -92,6 +93,7 @@ oxp_ext *oxp_ext_new_reference(oxp_arena *a, const char *model_dir,
 uint64_t oxp_ext_data_bytes(const oxp_ext *x) { return x ? x->end : 0; }
 uint64_t oxp_ext_copied(const oxp_ext *x) { return x ? x->copied : 0; }
 int oxp_ext_count(const oxp_ext *x) { return x ? x->nexternal : 0; }
+const char *oxp_ext_outside(const oxp_ext *x) { return x ? x->outside : NULL; }
 
 /* ---- reference mode ---------------------------------------------------- */
 
@@ -176,6 +178,7 @@ oxp_status oxp_ext_place(oxp_ext *x, const oxp_tensor *t, bool *external,
     const char *loc = location_of(x, t->src_path, d, &st);
     if (!loc) return st;
     if (!*loc) return OXP_OK;
+    if (!x->outside && strncmp(loc, "../", 3) == 0) x->outside = loc;
     *location = loc;
     *offset = t->src_offset;
     *external = true;

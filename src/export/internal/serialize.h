@@ -117,6 +117,9 @@ oxp_status oxp_ext_finish(oxp_ext *x, oxp_diag *d);
 uint64_t oxp_ext_data_bytes(const oxp_ext *x); /* data file length */
 uint64_t oxp_ext_copied(const oxp_ext *x);     /* tensor bytes written */
 int oxp_ext_count(const oxp_ext *x);           /* tensors stored outside */
+/* Reference mode: the first location that leaves the model's directory
+ * ("../..."), or NULL. */
+const char *oxp_ext_outside(const oxp_ext *x);
 /* to relative to directory from; both canonical absolute paths. */
 char *oxp_relative_path(oxp_arena *a, const char *from, const char *to);
 

@@ -292,6 +292,15 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
   uint64_t size = 0;
   st = build(&w, &m, &ext, &size);
   if (!st) st = oxp_ext_finish(ext, d);
+  /* Valid ONNX, and onnxruntime follows it, but onnx's Python loader
+   * strips a leading "../" from locations (against path traversal), so
+   * such a model only loads there from beside its sidecar. */
+  if (!st && oxp_ext_outside(ext))
+    note(o,
+         "external data location '%s' is outside the model's directory; "
+         "onnxruntime follows it, onnx.load (Python) does not: write the "
+         "model beside its sidecar for a portable reference",
+         oxp_ext_outside(ext));
   /* Nothing went outside (all tensors tiny): no data file at all. */
   if (!st && w.have_data && oxp_ext_count(ext) == 0) {
     tmp_drop(&w.data);
