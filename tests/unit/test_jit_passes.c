@@ -128,6 +128,21 @@ START_TEST(scripted_types_get_promoted) {
 }
 END_TEST
 
+START_TEST(rounded_div_and_integer_sums_keep_integers) {
+  pu_parse("graph(%i : Long(3), %m : Bool(3)):\n"
+           "  %three : int = prim::Constant[value=3]()\n"
+           "  %mode : str = prim::Constant[value=\"floor\"]()\n"
+           "  %none : NoneType = prim::Constant()\n"
+           "  %q : Tensor = aten::div(%i, %three, %mode)\n"
+           "  %s : Tensor = aten::sum(%m, %none)\n"
+           "  return (%q, %s)\n");
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_type_promotion(G, &d), OXP_OK);
+  ck_assert_int_eq(G->top->outputs[0]->type->dtype, OXP_DT_INT64);
+  ck_assert_int_eq(G->top->outputs[1]->type->dtype, OXP_DT_INT64);
+}
+END_TEST
+
 START_TEST(dce_keeps_side_effects) {
   pu_parse("graph(%x : Float(2)):\n"
            "  %a : Float(2) = aten::relu(%x)\n"
@@ -184,6 +199,7 @@ int main(void) {
   TCase *t = tcase_create("core");
   tcase_add_checked_fixture(t, pu_setup, pu_teardown);
   tcase_add_test(t, inplace_ops_become_pure_and_aliases_follow);
+  tcase_add_test(t, rounded_div_and_integer_sums_keep_integers);
   tcase_add_test(t, copy_of_same_type_is_the_source);
   tcase_add_test(t, inplace_through_a_shared_view_is_refused);
   tcase_add_test(t, tuples_and_lists_vanish);

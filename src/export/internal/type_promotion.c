@@ -98,7 +98,7 @@ static bool operand(const oxp_value *v, oxp_operand *o) {
 }
 
 /* How an op's output dtype follows from its inputs. */
-typedef enum { PROMOTE, TRUE_DIV, COMPARE, SAME0, SAME1, LIST0 } rule;
+typedef enum { PROMOTE, TRUE_DIV, COMPARE, SAME0, SAME1, LIST0, SUM0 } rule;
 
 static const struct {
   const char *op;
@@ -135,6 +135,9 @@ static const struct {
     {"aten::embedding", SAME0, 0, 0}, {"aten::expand", SAME0, 0, 0},
     {"aten::softmax", SAME0, 0, 0}, {"aten::log_softmax", SAME0, 0, 0},
     {"aten::addmm", SAME1, 0, 0},
+    {"aten::sum", SUM0, 0, 0}, {"aten::prod", SUM0, 0, 0},
+    {"aten::mean", SAME0, 0, 0},
+    {"aten::max", SAME0, 0, 0}, {"aten::min", SAME0, 0, 0},
 };
 
 static int list_dtype(const oxp_value *l) {
@@ -147,12 +150,23 @@ static int list_dtype(const oxp_value *l) {
   return oxp_result_type(ops, k->ninputs);
 }
 
+/* div(a, b, rounding_mode) with a mode keeps the promoted type. */
+static bool rounded(const oxp_node *n) {
+  if (n->ninputs < 3) return false;
+  const oxp_node *k = n->inputs[2]->producer;
+  const oxp_attr *a = k && oxp_kind_is(k, "prim::Constant") ? oxp_attr_get(k, "value") : NULL;
+  return a && a->kind == OXP_A_STR;
+}
+
 static int infer(const oxp_node *n, int r, int first, int count) {
   oxp_operand ops[2];
   switch (r) {
   case SAME0: return n->ninputs > 0 && operand(n->inputs[0], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
   case SAME1: return n->ninputs > 1 && operand(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
   case LIST0: return n->ninputs > 0 ? list_dtype(n->inputs[0]) : 0;
+  case SUM0: /* torch sums bools and integers in int64 */
+    if (n->ninputs < 1 || !operand(n->inputs[0], &ops[0]) || ops[0].scalar) return 0;
+    return rank_float(ops[0].dtype) ? ops[0].dtype : OXP_DT_INT64;
   default: break;
   }
   if (n->ninputs < first + count) return 0;
@@ -160,13 +174,35 @@ static int infer(const oxp_node *n, int r, int first, int count) {
     if (!operand(n->inputs[first + i], &ops[i])) return 0;
   int dt = oxp_result_type(ops, count);
   if (r == COMPARE) return dt ? OXP_DT_BOOL : 0;
-  if (r == TRUE_DIV && dt && !rank_float(dt)) return OXP_DT_FLOAT;
+  if (r == TRUE_DIV && dt && !rank_float(dt) && !rounded(n)) return OXP_DT_FLOAT;
   return dt;
 }
 
 static void walk(oxp_graph *g, oxp_block *b) {
   for (oxp_node *n = b->first; n; n = n->next) {
+    if (oxp_kind_is(n, "prim::Loop") && n->nblocks == 1)
+      for (int k = 2; k < n->ninputs && k - 1 < n->blocks[0]->ninputs; k++) {
+        oxp_value *bi = n->blocks[0]->inputs[k - 1];
+        oxp_type *it = n->inputs[k]->type;
+        if (bi->type && bi->type->kind == OXP_T_TENSOR && !bi->type->dtype && it &&
+            it->kind == OXP_T_TENSOR && it->dtype) {
+          bi->type = oxp_type_copy(g->arena, bi->type);
+          bi->type->dtype = it->dtype;
+        }
+      }
     for (int k = 0; k < n->nblocks; k++) walk(g, n->blocks[k]);
+    if ((oxp_kind_is(n, "prim::Loop") || oxp_kind_is(n, "prim::If")) && n->nblocks) {
+      int off = oxp_kind_is(n, "prim::Loop") ? 1 : 0;
+      for (int i = 0; i < n->noutputs && i + off < n->blocks[0]->noutputs; i++) {
+        oxp_value *o = n->outputs[i];
+        oxp_type *bt = n->blocks[0]->outputs[i + off]->type;
+        if (o->type && o->type->kind == OXP_T_TENSOR && !o->type->dtype && bt &&
+            bt->kind == OXP_T_TENSOR && bt->dtype) {
+          o->type = oxp_type_copy(g->arena, o->type);
+          o->type->dtype = bt->dtype;
+        }
+      }
+    }
     if (n->noutputs < 1) continue;
     oxp_value *out = n->outputs[0];
     oxp_type *t = out->type;
