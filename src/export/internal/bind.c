@@ -18,11 +18,7 @@ typedef struct {
 } binder;
 
 static void shape_str(const oxp_tensor *t, char *buf, size_t n) {
-  size_t at = (size_t)snprintf(buf, n, "[");
-  for (int i = 0; i < t->rank && at < n; i++)
-    at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "",
-                           (long long)t->dims[i]);
-  if (at < n) snprintf(buf + at, n - at, "]");
+  oxp_dims_print(t->dims, t->rank, buf, n);
 }
 
 /* The tensor type a value is declared with, seeing through `Tensor?`

@@ -166,6 +166,8 @@ oxp_type *oxp_type_tensor(oxp_arena *a, int dtype, int rank,
 oxp_type *oxp_type_copy(oxp_arena *a, const oxp_type *t);
 bool oxp_type_is_static(const oxp_type *t); /* tensor, all dims known */
 int64_t oxp_type_numel(const oxp_type *t);  /* -1 unless static */
+/* "[2, 3]" into buf (always terminated when n > 0). */
+void oxp_dims_print(const int64_t *dims, int rank, char *buf, size_t n);
 /* Appends a printed form ("Float(2, 3)", "int[]", ...) to buf. */
 void oxp_type_print(const oxp_type *t, char *buf, size_t n);
 

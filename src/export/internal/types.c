@@ -13,17 +13,29 @@ oxp_type *oxp_type_new(oxp_arena *a, oxp_kind k) {
   return t;
 }
 
+/* An arena copy of rank dims; unknown (-1) ones when dims is NULL. */
+static int64_t *copy_dims(oxp_arena *a, const int64_t *dims, int rank) {
+  int64_t *d = oxp_alloc(a, sizeof(int64_t) * (size_t)rank);
+  for (int i = 0; d && i < rank; i++) d[i] = dims ? dims[i] : -1;
+  return d;
+}
+
+void oxp_dims_print(const int64_t *dims, int rank, char *buf, size_t n) {
+  if (!n) return;
+  size_t at = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && at < n; i++)
+    at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "",
+                           (long long)dims[i]);
+  if (at < n) snprintf(buf + at, n - at, "]");
+}
+
 oxp_type *oxp_type_tensor(oxp_arena *a, int dtype, int rank,
                           const int64_t *dims) {
   oxp_type *t = oxp_type_new(a, OXP_T_TENSOR);
   if (!t) return NULL;
   t->dtype = dtype;
   t->rank = rank;
-  if (rank > 0) {
-    t->dims = oxp_alloc(a, sizeof(int64_t) * (size_t)rank);
-    if (!t->dims) return NULL;
-    for (int i = 0; i < rank; i++) t->dims[i] = dims ? dims[i] : -1;
-  }
+  if (rank > 0 && !(t->dims = copy_dims(a, dims, rank))) return NULL;
   return t;
 }
 
@@ -126,11 +138,7 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
   if (!t) return NULL;
   t->dtype = dtype;
   t->rank = rank;
-  if (rank > 0) {
-    t->dims = oxp_alloc(a, sizeof(int64_t) * (size_t)rank);
-    if (!t->dims) return NULL;
-    memcpy(t->dims, dims, sizeof(int64_t) * (size_t)rank);
-  }
+  if (rank > 0 && !(t->dims = copy_dims(a, dims, rank))) return NULL;
   t->data = data;
   t->nbytes = nbytes;
   return t;
