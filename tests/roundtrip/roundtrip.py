@@ -15,9 +15,25 @@ meta.json:
             the fixture's output count; onnxruntime's outputs equal torch's
             (same dtype and shape; allclose at the fixture's rtol/atol,
             exact for integers and bools).
-  Extra CLI flags come from meta "cli_args" (a list), if present.
+  Extra CLI flags come from meta "cli_args" (a list), if present; the
+  harness follows those that change the contract:
+    --input-names / --output-names   the expected (and fed) names
+    --no-export-params               the weights are graph inputs after the
+                                     user inputs: fed from model.safetensors
+    --dynamic-axes NAME:AXIS[=DIM]   input/output NAME has dim_param DIM
+                                     (default NAME_dim_AXIS) at AXIS
+  Further input sets (meta "input_sets" = N: inputs.K.safetensors and
+  outputs.K.safetensors, K = 1..N) run in the same onnxruntime batch and are
+  compared like the first one.
+  meta "run": false checks the structure only (models onnxruntime cannot
+  run, e.g. ATen nodes); meta "expect" adds structural checks (see
+  check_expect); meta "compare": "shape_dtype" compares no values.
   negative: the CLI exits with meta expect_exit (1), stderr contains
-            expect_error, and no output file (nor a temporary) is left.
+            expect_error (a str, or a list of strs all required), and no
+            output file (nor a temporary) is left.
+  determinism: each positive fixture is exported a second time at one opset
+            (its highest selected), into WORK/again/; the two files must be
+            byte-identical (--no-determinism skips it).
 Prints a table; exits 1 if anything failed, 2 on bad usage.
 """
 
@@ -54,11 +70,59 @@ def shape_dtype_only(meta):
     return meta.get("compare") == "shape_dtype" or bool(NONDETERMINISTIC_OPS & set(meta.get("ops", [])))
 
 
+def cli_value(meta, flag):
+    """The value of the last `flag V` / `flag=V` in meta cli_args, or None."""
+    args = [str(a) for a in meta.get("cli_args", [])]
+    val = None
+    for i, a in enumerate(args):
+        if a == flag and i + 1 < len(args):
+            val = args[i + 1]
+        elif a.startswith(flag + "="):
+            val = a[len(flag) + 1:]
+    return val
+
+
+def cli_flag(meta, flag):
+    return flag in [str(a) for a in meta.get("cli_args", [])]
+
+
+def dynamic_axes(meta):
+    """[(name, axis, dim_param)] from every --dynamic-axes in cli_args."""
+    args = [str(a) for a in meta.get("cli_args", [])]
+    specs = []
+    for i, a in enumerate(args):
+        if a == "--dynamic-axes" and i + 1 < len(args):
+            specs.append(args[i + 1])
+        elif a.startswith("--dynamic-axes="):
+            specs.append(a[len("--dynamic-axes="):])
+    out = []
+    for spec in specs:
+        for item in spec.split(","):
+            name, _, rest = item.rpartition(":")
+            axis, _, dim = rest.partition("=")
+            out.append((name, int(axis), dim or "%s_dim_%s" % (name, axis)))
+    return out
+
+
+def onnx_input_names(meta):
+    """The user inputs' names in the exported model (after --input-names)."""
+    names = list(meta["inputs"])
+    renamed = cli_value(meta, "--input-names")
+    if renamed:
+        new = renamed.split(",")
+        names = new + names[len(new):]
+    return names
+
+
 class Case:
     def __init__(self, name, fdir, meta, opset, work):
         self.name, self.fdir, self.meta, self.opset = name, fdir, meta, opset
+        self.work = work
         self.onnx = os.path.join(work, "%s.opset%d.onnx" % (name, opset))
         self.got = os.path.join(work, "%s.opset%d.out.safetensors" % (name, opset))
+        self.stderr = ""
+        self.fed_weights = []  # --no-export-params: weights that are graph inputs
+        self.dim_problems = []  # dim_param checks: reported after running (it shows whether sizes were baked)
         self.status = None  # None while still going; "PASS" / "FAIL" / "SKIP"
         self.stage = ""
         self.detail = ""
@@ -72,6 +136,23 @@ class Case:
 
     def fail(self, stage, detail):
         self.status, self.stage, self.detail = "FAIL", stage, detail
+
+    def runs(self):
+        """[(K, inputs file, reference outputs file, onnxruntime outputs file)]:
+        K = 0 is the traced input set, K >= 1 the meta "input_sets"."""
+        out = [(0, os.path.join(self.fdir, "inputs.safetensors"), os.path.join(self.fdir, "outputs.safetensors"), self.got)]
+        base = self.got[: -len(".out.safetensors")]
+        for k in range(1, int(self.meta.get("input_sets", 0)) + 1):
+            out.append((k, os.path.join(self.fdir, "inputs.%d.safetensors" % k),
+                        os.path.join(self.fdir, "outputs.%d.safetensors" % k), "%s.out.%d.safetensors" % (base, k)))
+        return out
+
+    def set_label(self, k):
+        if k == 0:
+            return ""
+        shapes = self.meta.get("input_set_shapes", [])
+        sh = " ".join("x".join(map(str, s)) or "scalar" for s in shapes[k - 1]) if k - 1 < len(shapes) else "?"
+        return "input set %d (%s): " % (k, sh)
 
 
 def load_fixtures(fdir, only):
@@ -97,30 +178,24 @@ def export(cli, case):
     """Run the CLI for one case; fills case.status on failure."""
     work = os.path.dirname(case.onnx)
     base = os.path.basename(case.onnx)
-    for p in (case.onnx, case.got):
+    for p in [case.onnx] + [r[3] for r in case.runs()]:
         if os.path.exists(p):
             os.remove(p)
-    cmd = [cli, os.path.join(case.fdir, "model.ir"), "-o", case.onnx, "--opset", str(case.opset)]
-    # meta "cli_args": extra CLI flags for this fixture, e.g. ["--training", "train"]
-    cmd += [str(a) for a in case.meta.get("cli_args", [])]
-    t0 = time.time()
-    try:
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=CLI_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        case.fail("export", "timed out after %ds" % CLI_TIMEOUT)
+    r = _run_cli(cli, case, case.onnx)
+    if r is None:
         return
-    except OSError as e:
-        case.fail("export", "cannot run %s: %s" % (cli, e))
-        return
-    case.export_s = time.time() - t0
     err = r.stderr.decode("utf-8", "replace")
+    case.stderr = err
     if case.negative:
         want_rc = case.meta.get("expect_exit", 1)
         left = sorted(f for f in os.listdir(work) if f.startswith(base))
+        want = case.meta["expect_error"]
+        want = [want] if isinstance(want, str) else list(want)
+        lacks = [w for w in want if w not in err]
         if r.returncode != want_rc:
             case.fail("export", "exit %d, expected %d; stderr: %s" % (r.returncode, want_rc, _short(err)))
-        elif case.meta["expect_error"] not in err:
-            case.fail("export", "stderr lacks %r: %s" % (case.meta["expect_error"], _short(err)))
+        elif lacks:
+            case.fail("export", "stderr lacks %s: %s" % (", ".join(map(repr, lacks)), _short(err)))
         elif left:
             case.fail("export", "failed export left file(s): " + ", ".join(left))
         elif r.returncode < 0:
@@ -133,6 +208,58 @@ def export(cli, case):
         case.fail("export", "exit %d: %s" % (r.returncode, _short(err)))
     elif not os.path.isfile(case.onnx):
         case.fail("export", "exit 0 but no output file")
+
+
+def _run_cli(cli, case, out):
+    """Runs the CLI for case into out: the CompletedProcess, or None (case failed)."""
+    cmd = [cli, os.path.join(case.fdir, "model.ir"), "-o", out, "--opset", str(case.opset)]
+    # meta "cli_args": extra CLI flags for this fixture, e.g. ["--training", "train"]
+    cmd += [str(a) for a in case.meta.get("cli_args", [])]
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=CLI_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        case.fail("export", "timed out after %ds" % CLI_TIMEOUT)
+        return
+    except OSError as e:
+        case.fail("export", "cannot run %s: %s" % (cli, e))
+        return
+    case.export_s += time.time() - t0
+    return r
+
+
+def determinism(cli, cases, work):
+    """Exports each fixture's case at its highest opset again, into
+    WORK/again/, and fails it when the files differ."""
+    again = os.path.join(work, "again")
+    os.makedirs(again, exist_ok=True)
+    last = {}
+    for c in cases:
+        if c.status is None and not c.negative:
+            if c.name not in last or c.opset > last[c.name].opset:
+                last[c.name] = c
+
+    def one(c):
+        out = os.path.join(again, os.path.basename(c.onnx))
+        if os.path.exists(out):
+            os.remove(out)
+        r = _run_cli(cli, c, out)
+        if r is None:
+            c.fail("determinism", "second export: " + c.detail)
+        elif r.returncode != 0 or not os.path.isfile(out):
+            c.fail("determinism", "second export failed (exit %d): %s" % (r.returncode, _short(r.stderr.decode("utf-8", "replace"))))
+        else:
+            with open(c.onnx, "rb") as f1, open(out, "rb") as f2:
+                a, b = f1.read(), f2.read()
+            if a != b:
+                at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+                c.fail("determinism", "two exports differ (%d and %d bytes, first difference at byte %d)" % (len(a), len(b), at))
+            else:
+                c.notes.append("byte-identical twice")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as ex:
+        list(ex.map(one, list(last.values())))
+    return len(last)
 
 
 def check(case, producer):
@@ -164,16 +291,214 @@ def check(case, producer):
         problems.append("producer_name %r, expected %r" % (model.producer_name, producer))
     inits = {i.name for i in model.graph.initializer}
     ins = [i.name for i in model.graph.input if i.name not in inits]
-    if ins != list(case.meta["inputs"]):
-        problems.append("graph inputs %s, expected %s" % (ins, case.meta["inputs"]))
+    want_ins = onnx_input_names(case.meta)
+    if cli_flag(case.meta, "--no-export-params"):
+        # the weights follow the user inputs, in IR order (unused ones may go)
+        extra = ins[len(want_ins):]
+        weights = list(case.meta.get("weights", []))
+        pos = [weights.index(w) if w in weights else -1 for w in extra]
+        if ins[: len(want_ins)] != want_ins or -1 in pos or pos != sorted(pos):
+            problems.append("graph inputs %s, expected %s then weights in IR order out of %s" % (ins, want_ins, weights))
+        case.fed_weights = extra
+    elif ins != want_ins:
+        problems.append("graph inputs %s, expected %s" % (ins, want_ins))
     if len(model.graph.output) != case.meta["num_outputs"]:
         problems.append("%d graph outputs, expected %d" % (len(model.graph.output), case.meta["num_outputs"]))
+    outs = cli_value(case.meta, "--output-names")
+    if outs and [o.name for o in model.graph.output][: len(outs.split(","))] != outs.split(","):
+        problems.append("graph outputs %s, expected names %s" % ([o.name for o in model.graph.output], outs.split(",")))
+    problems += check_expect(case, model)
+    case.dim_problems = check_dynamic_axes(case.meta, model) + check_output_dims(case.meta, model)
     if problems:
-        case.fail("contract", "; ".join(problems))
+        case.fail("contract", "; ".join(problems + case.dim_problems))
+
+
+# onnx TensorProto element types by the dtype names meta.json uses (torch's)
+ELEM_TYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+              8: "string", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 16: "bfloat16"}
+
+
+def _type_of(vi):
+    """(dtype name, [dims: int, dim_param str or None]) of a ValueInfoProto."""
+    t = vi.type.tensor_type
+    if not vi.type.HasField("tensor_type"):
+        return None, None
+    dtype = ELEM_TYPES.get(t.elem_type, "elem_type %d" % t.elem_type)
+    if not t.HasField("shape"):
+        return dtype, None
+    dims = []
+    for d in t.shape.dim:
+        dims.append(d.dim_value if d.HasField("dim_value") else (d.dim_param if d.HasField("dim_param") else None))
+    return dtype, dims
+
+
+def _dims_match(got, want):
+    """want: list of int (dim_value), str (dim_param), None (anything)."""
+    if got is None or len(got) != len(want):
+        return False
+    return all(w is None or g == w for g, w in zip(got, want))
+
+
+def check_dynamic_axes(meta, model):
+    """Every --dynamic-axes NAME:AXIS=DIM is a dim_param on input/output NAME."""
+    problems = []
+    vis = {v.name: v for v in list(model.graph.input) + list(model.graph.output)}
+    for name, axis, dim in dynamic_axes(meta):
+        if name not in vis:
+            problems.append("--dynamic-axes names %r: no such graph input or output" % name)
+            continue
+        _, dims = _type_of(vis[name])
+        if dims is None or axis >= len(dims) or dims[axis] != dim:
+            problems.append("%s: dim %d is %r, expected dim_param %r (dims %s)" % (name, axis, None if dims is None or axis >= len(dims) else dims[axis], dim, dims))
+    return problems
+
+
+def check_output_dims(meta, model):
+    """meta expect.output_dims: per graph output, int / dim_param / null."""
+    g = model.graph
+    problems = []
+    for i, dims in enumerate(meta.get("expect", {}).get("output_dims", [])):
+        if i >= len(g.output):
+            break
+        got = _type_of(g.output[i])[1]
+        if not _dims_match(got, dims):
+            problems.append("graph output %d (%s): dims %s, expected %s" % (i, g.output[i].name, got, dims))
+    return problems
+
+
+def _attr_value(a):
+    import onnx
+
+    v = onnx.helper.get_attribute_value(a)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, list):
+        return [x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v]
+    return v
+
+
+def _node_matches(n, pat):
+    if "op_type" in pat and n.op_type != pat["op_type"]:
+        return False
+    if "domain" in pat and (n.domain or "") != pat["domain"]:
+        return False
+    attrs = {a.name: a for a in n.attribute}
+    for k, v in pat.get("attrs", {}).items():
+        if k not in attrs or _attr_value(attrs[k]) != v:
+            return False
+    return True
+
+
+def _pat_str(pat):
+    return "%s%s%s" % (pat.get("domain", "") + "::" if pat.get("domain") else "", pat.get("op_type", "*"),
+                       json.dumps(pat["attrs"], sort_keys=True) if pat.get("attrs") else "")
+
+
+def check_expect(case, model):
+    """meta "expect": structural checks of the exported model.
+      nodes:         [{op_type, domain, attrs: {name: value}, count | min,
+                      outputs: [[dtype, dims], ...]}]: matching nodes exist
+                     (count: exactly; min: at least, default 1); outputs:
+                     the first match's output types (value_info or graph
+                     output), dims as in output_dims
+      no_nodes:      [{op_type, domain, attrs}]: no node matches
+      opset_import:  {domain: version or null (absent)}
+      doc_string:    the model's doc_string
+      node_doc_strings: true (every node has one) / false (none has)
+      graph_inputs / graph_outputs: every input / output name, in order
+      initializers:  the number of initializers
+      output_types:  true: the graph outputs' element types and dims equal
+                     the reference outputs' (outputs.safetensors)
+      output_dims:   per output, dims: int (dim_value), str (dim_param),
+                     null (anything)
+      stderr / no_stderr: a str or list of strs (not) in the CLI's stderr
+    """
+    exp = case.meta.get("expect")
+    if not exp:
+        return []
+    g = model.graph
+    problems = []
+    types = {}
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        types[vi.name] = _type_of(vi)
+    for pat in exp.get("nodes", []):
+        hits = [n for n in g.node if _node_matches(n, pat)]
+        if "count" in pat and len(hits) != pat["count"]:
+            problems.append("%d %s node(s), expected %d" % (len(hits), _pat_str(pat), pat["count"]))
+        elif "count" not in pat and len(hits) < pat.get("min", 1):
+            problems.append("%d %s node(s), expected at least %d" % (len(hits), _pat_str(pat), pat.get("min", 1)))
+        if hits and "outputs" in pat:
+            n = hits[0]
+            for i, (dt, dims) in enumerate(pat["outputs"]):
+                got = types.get(n.output[i]) if i < len(n.output) else None
+                if got is None or got[0] != dt or (dims is not None and not _dims_match(got[1], dims)):
+                    problems.append("%s output %d (%s): type %s, expected %s %s" % (
+                        _pat_str(pat), i, n.output[i] if i < len(n.output) else "-", got, dt, dims))
+    for pat in exp.get("no_nodes", []):
+        hits = [n for n in g.node if _node_matches(n, pat)]
+        if hits:
+            problems.append("%d unexpected %s node(s) (%s)" % (len(hits), _pat_str(pat), ", ".join(
+                sorted({(n.domain + "::" if n.domain else "") + n.op_type for n in hits}))))
+    imports = {o.domain or "": o.version for o in model.opset_import}
+    for dom, ver in exp.get("opset_import", {}).items():
+        if imports.get(dom) != ver:
+            problems.append("opset_import %r is %r, expected %r (all: %s)" % (dom, imports.get(dom), ver, imports))
+    if "doc_string" in exp and model.doc_string != exp["doc_string"]:
+        problems.append("doc_string %r, expected %r" % (model.doc_string, exp["doc_string"]))
+    if "node_doc_strings" in exp:
+        with_doc = sum(1 for n in g.node if n.doc_string)
+        if exp["node_doc_strings"] and with_doc != len(g.node):
+            problems.append("%d of %d nodes have a doc_string, expected all" % (with_doc, len(g.node)))
+        if not exp["node_doc_strings"] and with_doc:
+            problems.append("%d of %d nodes have a doc_string, expected none" % (with_doc, len(g.node)))
+    for key, vals in (("graph_inputs", g.input), ("graph_outputs", g.output)):
+        if key in exp and [v.name for v in vals] != exp[key]:
+            problems.append("%s %s, expected %s" % (key, [v.name for v in vals], exp[key]))
+    if "initializers" in exp and len(g.initializer) != exp["initializers"]:
+        problems.append("%d initializers (%s), expected %d" % (len(g.initializer), ", ".join(i.name for i in g.initializer), exp["initializers"]))
+    if exp.get("output_types"):
+        ref = st.load(os.path.join(case.fdir, "outputs.safetensors"))
+        for i, o in enumerate(g.output):
+            r = ref.get("out%d" % i)
+            if r is None:
+                continue
+            want = (st.st_dtype(r) == "BF16" and "bfloat16") or str(r.dtype)
+            got = _type_of(o)
+            if got[0] != want or got[1] != list(r.shape):
+                problems.append("graph output %d (%s): %s %s, expected %s %s" % (i, o.name, got[0], got[1], want, list(r.shape)))
+    for key, present in (("stderr", True), ("no_stderr", False)):
+        want = exp.get(key)
+        for w in ([want] if isinstance(want, str) else list(want or [])):
+            if (w in case.stderr) != present:
+                problems.append("stderr %s %r: %s" % ("lacks" if present else "has", w, _short(case.stderr, 160)))
+    return problems
+
+
+def feeds(case, k, inputs):
+    """The file to feed for input set k: the fixture's own, or (renamed
+    inputs, weights as inputs) one written into the work dir."""
+    names = onnx_input_names(case.meta)
+    if names == list(case.meta["inputs"]) and not case.fed_weights:
+        return inputs
+    t = st.load(inputs)
+    fed = {new: t[old] for old, new in zip(case.meta["inputs"], names) if old in t}
+    if case.fed_weights:
+        w = st.load(os.path.join(case.fdir, "model.safetensors"))
+        for n in case.fed_weights:
+            if n in w:
+                fed[n] = w[n]
+    path = os.path.join(case.work, "%s.opset%d.in.%d.safetensors" % (case.name, case.opset, k))
+    st.save(fed, path)
+    return path
 
 
 def run_node(cases, work, node):
-    jobs = [{"model": c.onnx, "inputs": os.path.join(c.fdir, "inputs.safetensors"), "outputs": c.got} for c in cases]
+    """Runs every input set of every case in one run.js batch."""
+    jobs, owners = [], []
+    for c in cases:
+        for k, inputs, _, got in c.runs():
+            jobs.append({"model": c.onnx, "inputs": feeds(c, k, inputs), "outputs": got})
+            owners.append((c, k))
     if not jobs:
         return 0.0
     jpath = os.path.join(work, "jobs.json")
@@ -182,20 +507,21 @@ def run_node(cases, work, node):
     t0 = time.time()
     r = subprocess.run([node, RUN_JS, jpath], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     dt = time.time() - t0
-    results = {}
+    results = []  # run.js prints one line per job, in job order
     for line in r.stdout.decode("utf-8", "replace").splitlines():
         try:
-            j = json.loads(line)
+            results.append(json.loads(line))
         except ValueError:
             continue
-        results[j.get("model")] = j
-    for c in cases:
-        j = results.get(c.onnx)
+    for i, (c, k) in enumerate(owners):
+        j = results[i] if i < len(results) and results[i].get("model") == c.onnx else None
+        if c.status is not None:
+            continue
         if j is None:
-            c.fail("ort", "no result from run.js (exit %d): %s" % (r.returncode, _short(r.stderr.decode("utf-8", "replace"))))
+            c.fail("ort", c.set_label(k) + "no result from run.js (exit %d): %s" % (r.returncode, _short(r.stderr.decode("utf-8", "replace"))))
         elif not j.get("ok"):
-            c.fail("ort", _short(j.get("error", "?")))
-        elif j.get("unused_inputs"):
+            c.fail("ort", c.set_label(k) + _short(j.get("error", "?")))
+        elif j.get("unused_inputs") and k == 0:
             c.notes.append("inputs the model does not take: " + ", ".join(j["unused_inputs"]))
     return dt
 
@@ -244,35 +570,40 @@ def compare(case):
     meta = case.meta
     rtol = meta.get("rtol", 1e-4)
     atol = meta.get("atol", 1e-5)
-    ref = st.load(os.path.join(case.fdir, "outputs.safetensors"))
-    try:
-        got = st.load(case.got)
-    except Exception as e:  # noqa: BLE001
-        case.fail("compare", "cannot read onnxruntime outputs: %s" % e)
-        return
     values = not shape_dtype_only(meta)
     if not values:
         case.notes.append("nondeterministic ops: shape and dtype only")
-    n = meta.get("num_outputs", len(ref))
-    if len(got) != n:
-        case.fail("compare", "%d outputs, expected %d" % (len(got), n))
-        return
     worst = 0.0
-    for i in range(n):
-        k = "out%d" % i
-        if k not in ref:
-            case.fail("compare", "reference lacks %s" % k)
+    runs = case.runs()
+    for kset, _, ref_path, got_path in runs:
+        label = case.set_label(kset)
+        ref = st.load(ref_path)
+        try:
+            got = st.load(got_path)
+        except Exception as e:  # noqa: BLE001
+            case.fail("compare", label + "cannot read onnxruntime outputs: %s" % e)
             return
-        if k not in got:
-            case.fail("compare", "onnxruntime output lacks %s" % k)
+        n = meta.get("num_outputs", len(ref))
+        if len(got) != n:
+            case.fail("compare", label + "%d outputs, expected %d" % (len(got), n))
             return
-        ok, err, detail = compare_arrays(ref[k], got[k], rtol, atol, values)
-        if err is not None:
-            worst = max(worst, err)
-        if not ok:
-            case.maxerr = worst
-            case.fail("compare", "%s: %s" % (k, detail))
-            return
+        for i in range(n):
+            k = "out%d" % i
+            if k not in ref:
+                case.fail("compare", label + "reference lacks %s" % k)
+                return
+            if k not in got:
+                case.fail("compare", label + "onnxruntime output lacks %s" % k)
+                return
+            ok, err, detail = compare_arrays(ref[k], got[k], rtol, atol, values)
+            if err is not None:
+                worst = max(worst, err)
+            if not ok:
+                case.maxerr = worst
+                case.fail("compare", label + "%s: %s" % (k, detail))
+                return
+    if len(runs) > 1:
+        case.notes.append("%d input sets" % len(runs))
     case.maxerr = worst
     case.status = "PASS"
 
@@ -305,6 +636,7 @@ def run(argv=None, out=sys.stdout):
     ap.add_argument("-j", "--jobs", type=int, default=min(8, os.cpu_count() or 1))
     ap.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     ap.add_argument("--results", help="write every case's outcome here as JSON (for tests/tools/coverage.py)")
+    ap.add_argument("--no-determinism", action="store_true", help="skip the second export of each fixture")
     a = ap.parse_args(argv)
 
     t0 = time.time()
@@ -326,16 +658,27 @@ def run(argv=None, out=sys.stdout):
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         list(ex.map(lambda c: export(cli, c), cases))
+    n_twice = 0 if a.no_determinism else determinism(cli, cases, work)
     t_export = time.time() - t0
     positive = [c for c in cases if c.status is None]
     for c in positive:
         check(c, a.producer)
     t_check = time.time() - t0 - t_export
-    runnable = [c for c in positive if c.status is None]
+    runnable = [c for c in positive if c.status is None and c.meta.get("run", True)]
+    for c in positive:
+        if c.status is None and not c.meta.get("run", True):
+            c.status = "PASS"
+            c.notes.append("structure only, not run")
     t_node = run_node(runnable, work, a.node)
     for c in runnable:
         if c.status is None:
             compare(c)
+    for c in positive:
+        if c.dim_problems and c.stage != "contract":
+            if c.status == "PASS":
+                c.fail("dims", "; ".join(c.dim_problems) + " (the values match torch at every input set)")
+            elif c.status == "FAIL":
+                c.detail += "; dims: " + "; ".join(c.dim_problems)
 
     failed = [c for c in cases if c.status != "PASS"]
     if a.results:
@@ -343,8 +686,8 @@ def run(argv=None, out=sys.stdout):
             json.dump([dict(fixture=c.name, opset=c.opset, status=c.status, negative=c.negative,
                             ops=c.meta.get("ops", [])) for c in cases], f, indent=0)
     print_table(failed if a.quiet else cases, out)
-    out.write("roundtrip: %d passed, %d failed of %d (%d fixtures); export %.1fs, checker %.1fs, onnxruntime %.1fs, total %.1fs\n"
-              % (len(cases) - len(failed), len(failed), len(cases), len({c.name for c in cases}),
+    out.write("roundtrip: %d passed, %d failed of %d (%d fixtures; %d exported twice); export %.1fs, checker %.1fs, onnxruntime %.1fs, total %.1fs\n"
+              % (len(cases) - len(failed), len(failed), len(cases), len({c.name for c in cases}), n_twice,
                  t_export, t_check, t_node, time.time() - t0))
     return (1 if failed else 0), cases
 
