@@ -159,11 +159,6 @@ static oxp_status shrink(oxp_sctx *c, oxp_node *n, bool soft) {
 oxp_status oxp_s_hardshrink(oxp_sctx *c, oxp_node *n) { return shrink(c, n, false); }
 oxp_status oxp_s_softshrink(oxp_sctx *c, oxp_node *n) { return shrink(c, n, true); }
 
-oxp_status oxp_s_tanhshrink(oxp_sctx *c, oxp_node *n) {
-  oxp_value *x = oxp_sym_in(c, n, 0);
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Sub", x, oxp_sym_op1(c, "Tanh", x)));
-}
-
 /* threshold(x, threshold, value) = x > threshold ? x : value */
 oxp_status oxp_s_threshold(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);

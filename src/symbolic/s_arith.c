@@ -92,10 +92,6 @@ oxp_status oxp_s_div(oxp_sctx *c, oxp_node *n) {
   return div_mode(c, n, mode ? mode[0] : 0);
 }
 
-oxp_status oxp_s_true_divide(oxp_sctx *c, oxp_node *n) {
-  return div_mode(c, n, 0);
-}
-
 /* torch 1.13 floor_divide rounds toward -inf (earlier versions, and the
  * legacy exporter, truncated). */
 oxp_status oxp_s_floor_divide(oxp_sctx *c, oxp_node *n) {

@@ -2,8 +2,17 @@
  * scalar conversions, dtype casts, the dropout family, aten::size. */
 #include "s_nn_util.h"
 
+/* Also alias, lift (no-ops to an export, as in torch's exporter) and item:
+ * the Scalar stays a 0-d tensor, as every scalar does once lowered. */
 oxp_status oxp_s_identity(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_in(c, n, 0));
+}
+
+/* x.is_pinned(): ONNX values live in no host memory an exporter could pin,
+ * so the answer an exported model matches is the CPU tracer's: false.
+ * (torch's exporter returns None, which breaks any use of the result.) */
+oxp_status oxp_s_is_pinned(oxp_sctx *c, oxp_node *n) {
+  return oxp_sym_set_out(c, n, 0, oxp_sym_const_scalar(c, 0, OXP_DT_BOOL));
 }
 
 /* aten::Int / Float / Bool of a 0-d tensor: a Cast to the scalar's type,

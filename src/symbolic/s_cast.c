@@ -19,14 +19,6 @@ OXP_CAST(oxp_s_cast_long, OXP_DT_INT64)
 OXP_CAST(oxp_s_cast_half, OXP_DT_FLOAT16)
 OXP_CAST(oxp_s_cast_float, OXP_DT_FLOAT)
 OXP_CAST(oxp_s_cast_double, OXP_DT_DOUBLE)
-OXP_CAST(oxp_s_cast_bool, OXP_DT_BOOL)
-OXP_CAST(oxp_s_cast_bfloat16, OXP_DT_BFLOAT16)
-
-/* ONNX has no complex tensors an exporter could compute with. */
-oxp_status oxp_s_cast_complex(oxp_sctx *c, oxp_node *n) {
-  (void)n;
-  return oxp_sym_unsupported(c, "a cast to a complex dtype");
-}
 
 oxp_status oxp_s_is_floating_point(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_m_in_dtype(c, n, 0);

@@ -67,6 +67,8 @@ static oxp_value *resize_old(oxp_sctx *c, oxp_value *x, rs_spec *s) {
                            (oxp_value *[]){x, scales_const(c, s)}, 2, 1);
   if (!k) return NULL;
   oxp_attr_set_s(k, "mode", "nearest");
+  /* As for Resize below: scripted graphs leave the output untyped. */
+  oxp_sym_set_type(c, k->outputs[0], oxp_sym_dtype(x), s->k + 2, NULL);
   return k->outputs[0];
 }
 

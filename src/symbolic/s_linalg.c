@@ -189,8 +189,9 @@ oxp_status oxp_s_cosine_similarity(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_reduce(c, "ReduceSum", prod, &dim, 1, false));
 }
 
-/* linalg_det / det = Det; logdet = Log(Det) (NaN for a negative det, as
- * in torch). */
+/* linalg_det = Det (torch normalizes det to linalg_det when tracing and
+ * scripting, so no aten::det reaches the exporter); logdet = Log(Det)
+ * (NaN for a negative det, as in torch). */
 oxp_status oxp_s_det(oxp_sctx *c, oxp_node *n) {
   oxp_value *d = oxp_sym_op1(c, "Det", oxp_sym_in(c, n, 0));
   if (oxp_kind_is(n, "aten::logdet")) d = oxp_sym_op1(c, "Log", d);

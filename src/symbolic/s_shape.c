@@ -71,7 +71,14 @@ oxp_status oxp_s_flatten(oxp_sctx *c, oxp_node *n) {
 oxp_status oxp_s_reshape(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   oxp_value *s = x ? oxp_sym_in_as(c, n, 1, OXP_DT_INT64) : NULL;
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, s));
+  oxp_value *y = oxp_sym_op2(c, "Reshape", x, s);
+  /* Scripted IR types the result as a bare `Tensor`: keep x's dtype (and
+   * the rank a constant shape gives) for the ops that read it. */
+  int64_t *dims;
+  int k;
+  if (y && oxp_sym_dtype(x))
+    oxp_sym_set_type(c, y, oxp_sym_dtype(x), oxp_sym_ints(c, n, 1, &dims, &k) ? k : -1, NULL);
+  return oxp_sym_set_out(c, n, 0, y);
 }
 
 oxp_status oxp_s_permute(oxp_sctx *c, oxp_node *n) {

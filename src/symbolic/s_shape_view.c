@@ -1,6 +1,6 @@
 /* s_shape_view.c: layout ops that only rearrange or broadcast (reshape_as,
- * movedim, expand, broadcast_tensors, stack), and shape queries (dim,
- * numel, _shape_as_tensor). */
+ * movedim, expand, broadcast_tensors, stack, as_strided of dense storage),
+ * and shape queries (dim, numel, _shape_as_tensor). */
 #include "s_shape_util.h"
 
 /* reshape_as / view_as(x, other) = Reshape(x, Shape(other)). */
@@ -170,4 +170,66 @@ oxp_status oxp_s_numel(oxp_sctx *c, oxp_node *n) {
   oxp_value *s = oxp_sym_op1(c, "Size", oxp_sym_in(c, n, 0));
   oxp_sym_set_type(c, s, OXP_DT_INT64, 0, NULL);
   return oxp_sym_set_out(c, n, 0, s);
+}
+
+/* as_strided(x, size, stride[, storage_offset]) reads x's storage, which
+ * the IR does not describe (onnxexp keeps no strides). The storage is
+ * known only for tensors that are dense by construction: graph inputs and
+ * weights (ONNX feeds them dense), constants and aten::contiguous results;
+ * for those the read is a Gather of constant flat indices, as torch's
+ * exporter does (which assumes every input is dense). Anything else, and
+ * runtime sizes or strides, is refused rather than guessed. */
+static bool dense_storage(const oxp_value *v) {
+  /* alias, lift and detach return their input's storage and strides. */
+  while (v->producer && (oxp_kind_is(v->producer, "aten::alias") ||
+                         oxp_kind_is(v->producer, "aten::lift") ||
+                         oxp_kind_is(v->producer, "aten::detach")))
+    v = v->producer->inputs[0];
+  if (!v->producer) return v->owner && !v->owner->owner;
+  return oxp_kind_is(v->producer, "prim::Constant") ||
+         oxp_kind_is(v->producer, "aten::contiguous");
+}
+
+oxp_status oxp_s_as_strided(oxp_sctx *c, oxp_node *n) {
+  int64_t *size, *stride, off = 0;
+  int ns, nt;
+  if (!oxp_sym_need_ints(c, n, 1, &size, &ns) ||
+      !oxp_sym_need_ints(c, n, 2, &stride, &nt))
+    return oxp_sym_status(c);
+  if (ns != nt || ns > OXP_SX_MAXRANK)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "as_strided: size and stride differ in length");
+  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_need_int(c, n, 3, &off))
+    return oxp_sym_status(c);
+  if (!dense_storage(oxp_sym_src(n, 0)))
+    return oxp_sym_unsupported(c, "as_strided of a view or computed tensor "
+                                  "(its memory layout is not known at export)");
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x) return oxp_sym_status(c);
+  int64_t count = 1;
+  for (int i = 0; i < ns; i++) {
+    if (size[i] < 0 || stride[i] < 0)
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "as_strided: negative size or stride");
+    count *= size[i];
+  }
+  oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT64, ns, size);
+  if (!t) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  int64_t *ind = (int64_t *)t->data, numel = 1, dims[OXP_SX_MAXRANK];
+  int r;
+  bool known = oxp_sx_dims(x, dims, &r);
+  for (int i = 0; known && i < r; i++) numel *= dims[i];
+  /* Row-major walk over size: the flat index of each element. */
+  for (int64_t e = 0; e < count; e++) {
+    int64_t rem = e, at = off;
+    for (int i = ns - 1; i >= 0; i--) {
+      at += rem % size[i] * stride[i];
+      rem /= size[i];
+    }
+    if (known && at >= numel)
+      return oxp_sym_fail(c, OXP_ERR_GRAPH,
+                          "as_strided: element %lld is outside the input's %lld elements",
+                          (long long)at, (long long)numel);
+    ind[e] = at;
+  }
+  oxp_value *flat = oxp_sx_reshape(c, x, (int64_t[]){-1}, 1);
+  return oxp_sym_set_out(c, n, 0, oxp_sx_gather(c, flat, oxp_sym_const(c, t), 0));
 }
