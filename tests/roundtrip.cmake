@@ -2,6 +2,7 @@
 # onnxruntime-node, compared with torch. Included from tests/CMakeLists.txt.
 #
 #   roundtrip                  generate all fixtures, then roundtrip.py on them
+#   roundtrip.options_selftest the harness's option checks catch planted faults
 #   roundtrip.harness_selftest the harness passes torch's own export and
 #                              catches planted faults (needs no onnxexp)
 #
@@ -31,6 +32,12 @@ if(TARGET onnxexp)
             ${_rt_work}
             ${ONNXEXP_NODE})
   set_tests_properties(roundtrip PROPERTIES TIMEOUT 300 LABELS roundtrip)
+  # the option checks of the harness (input sets, dim_params, expect,
+  # expect_error lists, fed weights, determinism) catch planted faults
+  add_test(NAME roundtrip.options_selftest
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/selftest_options.py --onnxexp $<TARGET_FILE:onnxexp>
+            --work ${CMAKE_BINARY_DIR}/roundtrip_options_selftest --node ${ONNXEXP_NODE})
+  set_tests_properties(roundtrip.options_selftest PROPERTIES TIMEOUT 300 LABELS roundtrip)
 endif()
 
 add_test(NAME roundtrip.harness_selftest
