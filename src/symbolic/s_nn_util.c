@@ -143,5 +143,9 @@ bool oxp_nn_out_used(const oxp_node *n, int i) {
 }
 
 bool oxp_nn_training(oxp_sctx *c, bool train) {
-  return train && oxp_sym_options(c)->training != OXP_TRAIN_EVAL;
+  switch (oxp_sym_options(c)->training) {
+  case OXP_TRAIN_EVAL: return false;
+  case OXP_TRAIN_TRAIN: return true;
+  default: return train;
+  }
 }

@@ -46,7 +46,9 @@ bool oxp_nn_bool_arg(oxp_sctx *c, oxp_node *n, int i, bool dflt, bool *out);
 bool oxp_nn_out_used(const oxp_node *n, int i);
 /* Should an op whose traced `train` flag is train run in training mode,
  * given --training? eval: never (the model is exported as if
- * model.eval() had been called); preserve and train: as traced. */
+ * model.eval() had been called); preserve: as traced; train: always (as
+ * torch's TrainingMode.TRAINING, which calls model.train() before
+ * tracing, so an eval-traced graph still exports training behaviour). */
 bool oxp_nn_training(oxp_sctx *c, bool train);
 
 #endif
