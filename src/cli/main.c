@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,11 +85,48 @@ static const struct option LONGOPTS[] = {
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "onnxexp: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nTry 'onnxexp --help'.\n");
+/* One line, like every other diagnostic: "onnxexp: error: ...". */
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("onnxexp: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
   return 2;
+}
+
+/* getopt_long's errors as onnxexp errors (opterr is off: its own messages
+ * start with argv[0] and have no "error:"). c is '?' or ':', word the
+ * argument getopt_long just consumed. */
+static int option_error(int c, const char *word) {
+  const struct option *p = LONGOPTS;
+  while (p->name && p->val != optopt) p++;
+  if (!p->name) p = NULL;
+  if (c == ':') {
+    if (p && optopt < 256) return usage_error("option -%c/--%s requires an argument", optopt, p->name);
+    if (p) return usage_error("option --%s requires an argument", p->name);
+    return usage_error("option -%c requires an argument", optopt);
+  }
+  if (optopt == 0 && word && strncmp(word, "--", 2) == 0) {
+    /* an unknown or ambiguous long option */
+    const char *name = word + 2;
+    int len = (int)strcspn(name, "=");
+    char alts[512] = "";
+    int n = 0;
+    for (const struct option *q = LONGOPTS; q->name; q++)
+      if (strncmp(q->name, name, (size_t)len) == 0 && strlen(alts) + strlen(q->name) + 4 < sizeof alts) {
+        strcat(alts, n++ ? ", --" : "--");
+        strcat(alts, q->name);
+      }
+    if (n > 1) return usage_error("option '--%.*s' is ambiguous: %s", len, name, alts);
+    return usage_error("unknown option '--%.*s'", len, name);
+  }
+  if (p && (optopt >= 256 || (word && strncmp(word, "--", 2) == 0)))
+    return usage_error("option --%s takes no argument", p->name);
+  if (optopt > 32 && optopt < 127) return usage_error("unknown option '-%c'", optopt);
+  return usage_error("unknown option '%s'", word ? word : "?");
 }
 
 /* user is the progress display (or NULL): a warning must not be torn by
@@ -122,27 +161,42 @@ static int split_list(oxp_arena *a, const char *s, const char ***out) {
   return k;
 }
 
-/* NAME:AXIS=DIM entries; NAME may itself contain ':' only before the last. */
+/* --input-names / --output-names: a,b,c with no empty name. */
+static int parse_names(oxp_arena *a, const char *flag, const char *s, const char ***out) {
+  int n = split_list(a, s, out);
+  for (int i = 0; i < n; i++)
+    if (!(*out)[i][0])
+      return usage_error("%s: empty name in '%s'", flag, s), -1;
+  return n;
+}
+
+/* NAME:AXIS=DIM entries; NAME may itself contain ':' only before the last.
+ * Repeated flags add up. */
 static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
   const char **items;
   int n = split_list(a, s, &items);
-  oxp_dyn_axis *ax = oxp_alloc(a, sizeof *ax * (size_t)n);
+  int have = o->n_dynamic_axes;
+  oxp_dyn_axis *ax = oxp_alloc(a, sizeof *ax * (size_t)(have + n));
+  if (have) memcpy(ax, o->dynamic_axes, sizeof *ax * (size_t)have);
   for (int i = 0; i < n; i++) {
     const char *colon = strrchr(items[i], ':');
     const char *eq = colon ? strchr(colon, '=') : NULL;
     char *end;
     if (!colon || colon == items[i])
       return usage_error("--dynamic-axes: expected NAME:AXIS=DIM, got '%s'", items[i]);
+    errno = 0;
     long axis = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || (eq && end != eq) || (!eq && *end) || axis < 0)
+    if (end == colon + 1 || (eq && end != eq) || (!eq && *end) || axis < 0 ||
+        errno == ERANGE || axis > INT_MAX)
       return usage_error("--dynamic-axes: bad axis in '%s'", items[i]);
-    ax[i].input = oxp_strndup(a, items[i], (size_t)(colon - items[i]));
-    ax[i].axis = (int)axis;
-    ax[i].param = eq && eq[1] ? oxp_strdup(a, eq + 1)
-                              : oxp_sprintf(a, "%s_dim_%ld", ax[i].input, axis);
+    oxp_dyn_axis *x = &ax[have + i];
+    x->input = oxp_strndup(a, items[i], (size_t)(colon - items[i]));
+    x->axis = (int)axis;
+    x->param = eq && eq[1] ? oxp_strdup(a, eq + 1)
+                           : oxp_sprintf(a, "%s_dim_%ld", x->input, axis);
   }
   o->dynamic_axes = ax;
-  o->n_dynamic_axes = n;
+  o->n_dynamic_axes = have + n;
   return 0;
 }
 
@@ -150,8 +204,9 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
 static int parse_custom_opset(oxp_arena *a, const char *s, oxp_options *o) {
   const char *eq = strrchr(s, '=');
   char *end = NULL;
+  errno = 0;
   long v = eq ? strtol(eq + 1, &end, 10) : 0;
-  if (!eq || eq == s || !eq[1] || *end || v < 1)
+  if (!eq || eq == s || !eq[1] || *end || v < 1 || errno == ERANGE || v > INT_MAX)
     return usage_error("--custom-opset: expected DOMAIN=VERSION (VERSION >= 1), got '%s'", s);
   oxp_opset_import *im = oxp_alloc(a, sizeof *im * (size_t)(o->n_custom_opsets + 1));
   if (o->n_custom_opsets)
@@ -188,32 +243,47 @@ static int list_ops(int opset, bool all) {
   return 0;
 }
 
+/* The whole file, NUL-terminated; a pipe or a device (/dev/stdin) reads to
+ * end of file. NULL with errno set on failure. */
 static char *read_file(const char *path, size_t *len) {
   int fd = open(path, O_RDONLY);
   if (fd < 0) return NULL;
   struct stat sb;
   char *buf = NULL;
-  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-    buf = malloc((size_t)sb.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)sb.st_size) {
-      ssize_t r = read(fd, buf + got, (size_t)sb.st_size - got);
+  int err = 0;
+  if (fstat(fd, &sb) != 0) {
+    err = errno;
+  } else if (S_ISDIR(sb.st_mode)) {
+    err = EISDIR;
+  } else {
+    /* room for the whole regular file, a NUL and the probe that sees EOF */
+    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 2 : 65536, got = 0;
+    buf = malloc(cap);
+    while (buf) {
+      if (cap - got < 2) {
+        char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!nb) break;
+        buf = nb;
+        cap *= 2;
+      }
+      ssize_t r = read(fd, buf + got, cap - 1 - got);
       if (r < 0 && errno == EINTR) continue;
+      if (r < 0) err = errno;
       if (r <= 0) break;
       got += (size_t)r;
     }
-    if (buf && got != (size_t)sb.st_size) {
+    if (buf && cap - got < 2) err = ENOMEM; /* the realloc above failed */
+    if (!buf && !err) err = ENOMEM;
+    if (err) {
       free(buf);
       buf = NULL;
-    } else if (buf) {
+    } else {
+      buf[got] = 0;
       *len = got;
     }
-  } else {
-    errno = EISDIR;
   }
-  int e = errno;
   close(fd);
-  errno = e;
+  errno = err;
   return buf;
 }
 
@@ -250,19 +320,30 @@ int main(int argc, char **argv) {
   bool verbose = false, pretty = false, listops = false, opset_given = false;
   bool strip_doc = false;
   int c;
-  while ((c = getopt_long(argc, argv, "o:qh", LONGOPTS, NULL)) != -1) {
+  opterr = 0; /* option_error reports */
+  while ((c = getopt_long(argc, argv, ":o:qh", LONGOPTS, NULL)) != -1) {
     char *end;
     switch (c) {
     case 'o': out = optarg; break;
     case OPT_WEIGHTS: weights = optarg; break;
-    case OPT_OPSET:
-      o.opset = (int)strtol(optarg, &end, 10);
-      if (!*optarg || *end || o.opset < OXP_OPSET_MIN || o.opset > OXP_OPSET_MAX)
-        return usage_error("--opset: expected a number from 9 to 21, got '%s'", optarg);
+    case OPT_OPSET: {
+      errno = 0;
+      long v = strtol(optarg, &end, 10);
+      if (!*optarg || *end || errno == ERANGE || v < OXP_OPSET_MIN || v > OXP_OPSET_MAX)
+        return usage_error("--opset: expected a number from %d to %d, got '%s'",
+                           OXP_OPSET_MIN, OXP_OPSET_MAX, optarg);
+      o.opset = (int)v;
       opset_given = true;
       break;
-    case OPT_INPUT_NAMES: o.n_input_names = split_list(a, optarg, &o.input_names); break;
-    case OPT_OUTPUT_NAMES: o.n_output_names = split_list(a, optarg, &o.output_names); break;
+    }
+    case OPT_INPUT_NAMES:
+      o.n_input_names = parse_names(a, "--input-names", optarg, &o.input_names);
+      if (o.n_input_names < 0) return 2;
+      break;
+    case OPT_OUTPUT_NAMES:
+      o.n_output_names = parse_names(a, "--output-names", optarg, &o.output_names);
+      if (o.n_output_names < 0) return 2;
+      break;
     case OPT_DYNAMIC_AXES:
       if (parse_dynamic_axes(a, optarg, &o)) return 2;
       break;
@@ -300,7 +381,7 @@ int main(int argc, char **argv) {
     case 'q': o.quiet = true; o.warn = NULL; break;
     case OPT_VERSION: printf("onnxexp %s\n", OXP_VERSION); return 0;
     case 'h': fputs(USAGE, stdout); return 0;
-    default: fputs(USAGE, stderr); return 2;
+    default: return option_error(c, optind > 0 && optind <= argc ? argv[optind - 1] : NULL);
     }
   }
   /* --strip-doc-string wins whatever the order of the flags. */
@@ -311,6 +392,21 @@ int main(int argc, char **argv) {
                                             : "expected exactly one MODEL.ir argument");
   const char *ir = argv[optind];
   if (!out && !pretty) return usage_error("%s", "missing -o OUT.onnx (or --pretty)");
+  if (out && pretty) {
+    /* --pretty never writes, whatever else the command line says */
+    if (o.warn) o.warn(NULL, "--pretty writes nothing: -o is ignored");
+    out = NULL;
+  }
+  if (out && !*out) return usage_error("%s", "-o: empty path");
+  /* The model is renamed onto OUT: never do that to a directory, a device
+   * (think -o /dev/null as root) or a pipe. */
+  struct stat osb;
+  if (out && stat(out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
+    fprintf(stderr, "onnxexp: error: %s: %s\n", out,
+            S_ISDIR(osb.st_mode) ? "is a directory"
+                                 : "not a regular file (only a regular file is replaced)");
+    return 2;
+  }
 
   size_t len = 0;
   char *text = read_file(ir, &len);
