@@ -45,6 +45,9 @@ static bool is_structural(const oxp_node *n) {
 
 /* ListUnpack / TupleUnpack: outputs alias the elements of the pack. */
 static oxp_status lower_unpack(oxp_sctx *c, oxp_node *n) {
+  if (n->ninputs != 1 || !n->inputs[0])
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s takes one list or tuple, not %d inputs",
+                        n->kind, n->ninputs);
   oxp_value *in = n->inputs[0];
   oxp_node *k = in->producer;
   oxp_pack *p = oxp_lower_pack(c, in);

@@ -117,7 +117,15 @@ static bool read_geo(oxp_sctx *c, oxp_node *n, pool_geo *g, int i_dil,
       !oxp_nn_bool_arg(c, n, i_ceil, false, &g->ceil))
     return false;
   if (g->stride[0] < 0) memcpy(g->stride, g->kernel, sizeof(int64_t) * (size_t)g->k);
-  for (int j = 0; j < g->k; j++) g->pad[g->k + j] = g->pad[j];
+  for (int j = 0; j < g->k; j++) {
+    g->pad[g->k + j] = g->pad[j];
+    /* torch refuses these too ("stride should not be zero") */
+    if (g->stride[j] <= 0 || g->kernel[j] <= 0 || g->dil[j] <= 0) {
+      oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: kernel, stride and dilation must be "
+                   "positive", n->kind);
+      return false;
+    }
+  }
   return true;
 }
 

@@ -359,13 +359,15 @@ static oxp_tensor *e_shape(ev *e) {
 
 /* ---- arithmetic ------------------------------------------------------------ */
 
-typedef enum { ADD, SUB, MUL, DIV, POW, MAX, MIN, EQ, LT, GT, LE, GE } binop;
+/* Comparisons and the logical ops (bool only) yield bool: keep them last. */
+typedef enum { ADD, SUB, MUL, DIV, POW, MAX, MIN, EQ, LT, GT, LE, GE, AND, OR, XOR } binop;
 
 static oxp_tensor *e_binary(ev *e, binop op) {
   oxp_tensor *a = IN(e, 0), *b = IN(e, 1);
   if (!b || a->dtype != b->dtype || !computable(a->dtype) || a->rank > MAXR ||
       b->rank > MAXR)
     return NULL;
+  if (op >= AND && a->dtype != OXP_DT_BOOL) return NULL;
   int r = a->rank > b->rank ? a->rank : b->rank;
   int64_t d[MAXR];
   for (int k = 0; k < r; k++) {
@@ -395,6 +397,7 @@ static oxp_tensor *e_binary(ev *e, binop op) {
       case GT: v = x > y; break;
       case LE: v = x <= y; break;
       case GE: v = x >= y; break;
+      case AND: case OR: case XOR: return NULL; /* bools take the int path */
       }
       put_f(o, i, v);
     } else {
@@ -415,6 +418,9 @@ static oxp_tensor *e_binary(ev *e, binop op) {
       case GT: v = x > y; break;
       case LE: v = x <= y; break;
       case GE: v = x >= y; break;
+      case AND: v = x && y; break;
+      case OR: v = x || y; break;
+      case XOR: v = !x != !y; break;
       }
       put_i(o, i, v);
     }
@@ -538,7 +544,8 @@ oxp_status oxp_fold_eval(oxp_pass *p, oxp_node *n, oxp_tensor **in,
   static const struct { const char *op; int code; } bin[] = {
       {"Add", ADD}, {"Sub", SUB}, {"Mul", MUL}, {"Div", DIV}, {"Pow", POW},
       {"Max", MAX}, {"Min", MIN}, {"Equal", EQ}, {"Less", LT},
-      {"Greater", GT}, {"LessOrEqual", LE}, {"GreaterOrEqual", GE}};
+      {"Greater", GT}, {"LessOrEqual", LE}, {"GreaterOrEqual", GE},
+      {"And", AND}, {"Or", OR}, {"Xor", XOR}};
   static const struct { const char *op; int code; } un[] = {
       {"Neg", NEG}, {"Sqrt", SQRT}, {"Abs", ABS}, {"Reciprocal", RECIP},
       {"Floor", FLOOR}, {"Ceil", CEIL}, {"Not", NOT}};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "shape_rules.h"
 #include "serialize.h"
 
 typedef struct {
@@ -110,6 +111,9 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
     const char *pn = s->rank >= 0 ? s->p[i] : NULL;
     int64_t dv = s->rank >= 0 ? s->d[i] : -1;
     if (dv < 0 && !pn && keep_old) dv = old.d[i], pn = old.p[i];
+    /* A named dim stays named: names come only from declared dynamic
+     * axes, and a declared one (also on an output) wins over a size. */
+    if (old.rank == rank && old.p[i]) pn = old.p[i];
     t->dims[i] = pn ? -1 : dv;
     if (pn) {
       if (!t->dim_params) t->dim_params = oxp_alloc(a, sizeof(char *) * (size_t)rank);
@@ -147,9 +151,12 @@ static oxp_status infer_block(oxp_sictx *c, oxp_block *b) {
 
 static oxp_status load_rules(oxp_sictx *c) {
   oxp_map_init(&c->rules, c->p->g->arena);
-  for (int i = 0; i < oxp_nshape_rules; i++)
-    if (!oxp_map_put(&c->rules, oxp_shape_rules[i].op, (void *)oxp_shape_rules[i].fn))
-      return oxp_fail(c->p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  const oxp_shape_rule_entry *tabs[2] = {oxp_shape_rules, oxp_shape_rules_more};
+  int lens[2] = {oxp_nshape_rules, oxp_nshape_rules_more};
+  for (int t = 0; t < 2; t++)
+    for (int i = 0; i < lens[t]; i++)
+      if (!oxp_map_put(&c->rules, tabs[t][i].op, (void *)tabs[t][i].fn))
+        return oxp_fail(c->p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   return OXP_OK;
 }
 

@@ -2,80 +2,11 @@
  * shape_infer.c drives. A rule never fails for lack of knowledge (it
  * leaves dims or the rank unknown); it fails only on a real error, such
  * as shapes that cannot broadcast. */
-#include <limits.h>
-#include <string.h>
-
-#include "passes.h"
-
-#define IN(i, s) oxp_si_in(c, n, (i), (s))
-#define MAXR OXP_MAXRANK
-
-static int64_t attr_i(const oxp_node *n, const char *name, int64_t dflt) {
-  const oxp_attr *a = oxp_attr_get(n, name);
-  return a && a->kind == OXP_A_INT ? a->i : dflt;
-}
-
-/* Ints from an attribute; -1 when absent. */
-static int attr_ints(const oxp_node *n, const char *name, int64_t *v) {
-  const oxp_attr *a = oxp_attr_get(n, name);
-  if (!a || a->kind != OXP_A_INTS || a->n > MAXR) return -1;
-  memcpy(v, a->ints, sizeof(int64_t) * (size_t)a->n);
-  return a->n;
-}
-
-/* Constant ints from an input (all elements known); -1 otherwise. */
-static int input_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v) {
-  int k = oxp_si_ints(c, n, i, v, NULL, NULL);
-  for (int j = 0; j < k; j++)
-    if (v[j] == OXP_SYM_UNKNOWN) return -1;
-  return k;
-}
-
-/* Axes as the attribute (older opsets) or input i (newer). */
-static int axes_of(oxp_sictx *c, const oxp_node *n, int i, int64_t *v) {
-  int k = attr_ints(n, "axes", v);
-  return k >= 0 ? k : input_ints(c, n, i, v);
-}
-
-static bool norm_axis(int64_t *a, int rank) {
-  if (*a < 0) *a += rank;
-  return *a >= 0 && *a < rank;
-}
-
-static void set_dim(oxp_shape *s, int i, int64_t d, const char *p) {
-  s->d[i] = p ? -1 : d;
-  s->p[i] = p;
-}
-
-static void copy_dim(oxp_shape *o, int i, const oxp_shape *s, int j) {
-  o->d[i] = s->d[j];
-  o->p[i] = s->p[j];
-}
-
-static void unknown_dims(oxp_shape *s, int dtype, int rank) {
-  s->dtype = dtype;
-  s->rank = rank;
-  for (int i = 0; i < rank && i < MAXR; i++) s->d[i] = -1, s->p[i] = NULL;
-}
-
-/* Product of dims [from, to): a value, the one name times ones, or unknown. */
-static void product(const oxp_shape *s, int from, int to, int64_t *d,
-                    const char **p) {
-  int64_t v = 1;
-  const char *name = NULL;
-  int names = 0;
-  for (int i = from; i < to; i++) {
-    if (s->p[i]) names++, name = s->p[i];
-    else if (s->d[i] < 0) names = 2;
-    else v *= s->d[i];
-  }
-  *d = names == 0 ? v : -1;
-  *p = names == 1 && v == 1 ? name : NULL;
-}
+#include "shape_rules.h"
 
 /* ---- elementwise --------------------------------------------------------- */
 
-static oxp_status r_same(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+oxp_status oxp_r_same(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   IN(0, &out[0]);
   for (int i = 1; i < n->noutputs; i++) out[i] = out[0];
   int64_t v[MAXR];
@@ -154,7 +85,7 @@ static oxp_status bcast_all(oxp_sictx *c, oxp_node *n, oxp_shape *out,
   return OXP_OK;
 }
 
-static oxp_status r_arith(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+oxp_status oxp_r_arith(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   oxp_status st = bcast_all(c, n, out, 0);
   if (!st && n->ninputs == 2) arith_data(c, n);
   return st;
@@ -193,6 +124,18 @@ static oxp_status r_matmul(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   if (a.rank >= 2) copy_dim(&out[0], r++, &a, a.rank - 2);
   if (b.rank >= 2) copy_dim(&out[0], r++, &b, b.rank - 1);
   out[0].rank = r;
+  /* The contracted dims must agree when both are static. */
+  int64_t ka = a.p[a.rank - 1] ? -1 : a.d[a.rank - 1];
+  int kb_i = b.rank >= 2 ? b.rank - 2 : 0;
+  int64_t kb = b.p[kb_i] ? -1 : b.d[kb_i];
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    char sa[128], sb[128];
+    oxp_shape_print(&a, sa, sizeof sa);
+    oxp_shape_print(&b, sb, sizeof sb);
+    return oxp_fail(oxp_si_diag(c), OXP_ERR_GRAPH, &n->loc, n->kind,
+                    "MatMul: shapes %s and %s cannot be multiplied (%lld != %lld)",
+                    sa, sb, (long long)ka, (long long)kb);
+  }
   return OXP_OK;
 }
 
@@ -298,7 +241,16 @@ static void concat_data(oxp_sictx *c, oxp_node *n) {
   int total = 0;
   for (int i = 0; i < n->ninputs; i++) {
     int k = oxp_si_ints(c, n, i, part, pp, NULL);
-    if (k < 0 || total + k > MAXR) return;
+    if (k < 0) {
+      /* A piece of known length whose values are unknown still keeps the
+       * other pieces' dims known: Reshape reads them element by element. */
+      oxp_shape s;
+      IN(i, &s);
+      if (s.rank != 1 || s.p[0] || s.d[0] < 0 || s.d[0] > MAXR) return;
+      k = (int)s.d[0];
+      for (int j = 0; j < k; j++) part[j] = OXP_SYM_UNKNOWN, pp[j] = NULL;
+    }
+    if (total + k > MAXR) return;
     memcpy(v + total, part, sizeof(int64_t) * (size_t)k);
     memcpy(p + total, pp, sizeof(char *) * (size_t)k);
     total += k;
@@ -698,6 +650,12 @@ static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
   int64_t strides[MAXR], pads[2 * MAXR], dil[MAXR];
   if (attr_ints(n, "strides", strides) != k)
     for (int i = 0; i < k; i++) strides[i] = 1;
+  for (int i = 0; i < k; i++)
+    if (strides[i] <= 0) {
+      /* A malformed graph; the output size is undefined. */
+      unknown_dims(o, x->dtype, x->rank);
+      return;
+    }
   if (attr_ints(n, "dilations", dil) != k)
     for (int i = 0; i < k; i++) dil[i] = 1;
   const oxp_attr *ap = oxp_attr_get(n, "pads");
@@ -838,23 +796,23 @@ static oxp_status r_dropout(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
 
 const oxp_shape_rule_entry oxp_shape_rules[] = {
     /* same shape and dtype as input 0 */
-    {"Identity", r_same}, {"Relu", r_same}, {"Sigmoid", r_same},
-    {"Tanh", r_same}, {"Erf", r_same}, {"Neg", r_same}, {"Sqrt", r_same},
-    {"Abs", r_same}, {"Exp", r_same}, {"Log", r_same}, {"Floor", r_same},
-    {"Ceil", r_same}, {"Round", r_same}, {"Sign", r_same},
-    {"Reciprocal", r_same}, {"Softplus", r_same}, {"LeakyRelu", r_same},
-    {"Elu", r_same}, {"Selu", r_same}, {"Celu", r_same},
-    {"HardSigmoid", r_same}, {"HardSwish", r_same}, {"Gelu", r_same},
-    {"Sin", r_same}, {"Cos", r_same}, {"Softmax", r_same},
-    {"LogSoftmax", r_same}, {"Hardmax", r_same}, {"Clip", r_same},
-    {"Trilu", r_same}, {"CumSum", r_same}, {"Mish", r_same},
+    {"Identity", oxp_r_same}, {"Relu", oxp_r_same}, {"Sigmoid", oxp_r_same},
+    {"Tanh", oxp_r_same}, {"Erf", oxp_r_same}, {"Neg", oxp_r_same}, {"Sqrt", oxp_r_same},
+    {"Abs", oxp_r_same}, {"Exp", oxp_r_same}, {"Log", oxp_r_same}, {"Floor", oxp_r_same},
+    {"Ceil", oxp_r_same}, {"Round", oxp_r_same}, {"Sign", oxp_r_same},
+    {"Reciprocal", oxp_r_same}, {"Softplus", oxp_r_same}, {"LeakyRelu", oxp_r_same},
+    {"Elu", oxp_r_same}, {"Selu", oxp_r_same}, {"Celu", oxp_r_same},
+    {"HardSigmoid", oxp_r_same}, {"HardSwish", oxp_r_same}, {"Gelu", oxp_r_same},
+    {"Sin", oxp_r_same}, {"Cos", oxp_r_same}, {"Softmax", oxp_r_same},
+    {"LogSoftmax", oxp_r_same}, {"Hardmax", oxp_r_same}, {"Clip", oxp_r_same},
+    {"Trilu", oxp_r_same}, {"CumSum", oxp_r_same}, {"Mish", oxp_r_same},
     {"Not", r_bool_same}, {"IsNaN", r_bool_same}, {"IsInf", r_bool_same},
     {"Cast", r_cast}, {"CastLike", r_castlike},
     /* broadcasting */
-    {"Add", r_arith}, {"Sub", r_arith}, {"Mul", r_arith}, {"Div", r_arith},
-    {"Pow", r_arith}, {"Mod", r_arith}, {"Max", r_arith}, {"Min", r_arith},
-    {"Sum", r_arith}, {"Mean", r_arith}, {"PRelu", r_arith},
-    {"BitShift", r_arith},
+    {"Add", oxp_r_arith}, {"Sub", oxp_r_arith}, {"Mul", oxp_r_arith}, {"Div", oxp_r_arith},
+    {"Pow", oxp_r_arith}, {"Mod", oxp_r_arith}, {"Max", oxp_r_arith}, {"Min", oxp_r_arith},
+    {"Sum", oxp_r_arith}, {"Mean", oxp_r_arith}, {"PRelu", oxp_r_arith},
+    {"BitShift", oxp_r_arith},
     {"Equal", r_compare}, {"Less", r_compare}, {"Greater", r_compare},
     {"LessOrEqual", r_compare}, {"GreaterOrEqual", r_compare},
     {"And", r_compare}, {"Or", r_compare}, {"Xor", r_compare},
@@ -878,7 +836,7 @@ const oxp_shape_rule_entry oxp_shape_rules[] = {
     {"MaxPool", r_pool}, {"AveragePool", r_pool}, {"LpPool", r_pool},
     {"GlobalAveragePool", r_global_pool}, {"GlobalMaxPool", r_global_pool},
     {"BatchNormalization", r_batch_norm},
-    {"InstanceNormalization", r_same},
+    {"InstanceNormalization", oxp_r_same},
     {"LayerNormalization", r_layer_norm}, {"Dropout", r_dropout},
 };
 const int oxp_nshape_rules = sizeof oxp_shape_rules / sizeof oxp_shape_rules[0];
