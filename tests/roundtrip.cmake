@@ -21,17 +21,24 @@ set(_rt_fixtures ${CMAKE_BINARY_DIR}/fixtures)
 set(_rt_work ${CMAKE_BINARY_DIR}/roundtrip)
 
 if(TARGET onnxexp)
-  # One test: the generator (asserts op coverage) and then the harness.
+  # The generator runs once (it asserts op coverage); the round trip, the
+  # peer comparison and the docs check read what it wrote.
+  add_test(NAME fixtures.generate
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/fixtures/gen_fixtures.py ${_rt_fixtures} -q)
+  set_tests_properties(fixtures.generate PROPERTIES TIMEOUT 300 LABELS roundtrip
+                       FIXTURES_SETUP fixtures)
   add_test(NAME roundtrip
-    COMMAND /bin/sh -c "\"$0\" \"$1\" \"$2\" -q && \"$0\" \"$3\" --onnxexp \"$4\" --fixtures \"$2\" --work \"$5\" --node \"$6\""
-            ${ONNXEXP_PYTHON}
-            ${_rt_dir}/fixtures/gen_fixtures.py
-            ${_rt_fixtures}
-            ${_rt_dir}/roundtrip/roundtrip.py
-            $<TARGET_FILE:onnxexp>
-            ${_rt_work}
-            ${ONNXEXP_NODE})
-  set_tests_properties(roundtrip PROPERTIES TIMEOUT 300 LABELS roundtrip)
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/roundtrip.py --onnxexp $<TARGET_FILE:onnxexp>
+            --fixtures ${_rt_fixtures} --work ${_rt_work} --node ${ONNXEXP_NODE} -q
+            --results ${CMAKE_BINARY_DIR}/roundtrip-results.json)
+  set_tests_properties(roundtrip PROPERTIES TIMEOUT 300 LABELS roundtrip
+                       FIXTURES_REQUIRED fixtures)
+  # onnxexp's graphs must not have more nodes than torch.onnx.export's
+  add_test(NAME peer.node_counts
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/compare_peer --onnxexp $<TARGET_FILE:onnxexp>
+            --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/peer)
+  set_tests_properties(peer.node_counts PROPERTIES TIMEOUT 300 LABELS roundtrip
+                       FIXTURES_REQUIRED fixtures)
   # the option checks of the harness (input sets, dim_params, expect,
   # expect_error lists, fed weights, determinism) catch planted faults
   add_test(NAME roundtrip.options_selftest
