@@ -47,7 +47,7 @@ static bool attr_number(const oxp_attr *a, double *f, int64_t *iv) {
   if (!a) return false;
   switch (a->kind) {
   case OXP_A_INT: *iv = a->i; *f = (double)a->i; return true;
-  case OXP_A_FLOAT: *f = a->f; *iv = (int64_t)a->f; return true;
+  case OXP_A_FLOAT: *f = a->f; *iv = oxp_f2i(a->f); return true;
   case OXP_A_TENSOR:
     if (!a->t || !a->t->data || oxp_tensor_numel(a->t) != 1) return false;
     *f = oxp_tensor_get_f(a->t, 0);

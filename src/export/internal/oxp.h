@@ -198,6 +198,16 @@ int64_t oxp_tensor_numel(const oxp_tensor *t);
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);
 
+/* (int64_t)v, defined for every double: a plain cast of NaN, an infinity
+ * or a value past the int64 range is undefined behaviour, and IR text can
+ * hold all of them (`[value=inf]`). NaN gives 0; the rest saturate. */
+static inline int64_t oxp_f2i(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
 /* ---- graph IR -------------------------------------------------------------- */
 
 typedef struct oxp_value oxp_value;

@@ -205,7 +205,7 @@ int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i) {
   case OXP_DT_UINT32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
   case OXP_DT_INT64: case OXP_DT_UINT64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
   case OXP_DT_FLOAT: case OXP_DT_DOUBLE: case OXP_DT_FLOAT16: case OXP_DT_BFLOAT16:
-    return (int64_t)oxp_tensor_get_f(t, i);
+    return oxp_f2i(oxp_tensor_get_f(t, i));
   default: return 0;
   }
 }
