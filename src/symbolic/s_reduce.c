@@ -159,8 +159,9 @@ static oxp_status argmaxmin(oxp_sctx *c, oxp_node *n, bool is_max) {
   oxp_value *y = arg_reduce(c, is_max, f, 0, false);
   if (!keep || r == 0) return oxp_m_set_out(c, n, 0, y);
   if (r < 0) return oxp_sym_unsupported(c, "keepdim without dim on a tensor of unknown rank");
+  if (r > 16) return oxp_sym_unsupported(c, "keepdim without dim on a tensor of rank above 16");
   int64_t ones[16];
-  for (int i = 0; i < r && i < 16; i++) ones[i] = 1;
+  for (int i = 0; i < r; i++) ones[i] = 1;
   return oxp_m_set_out(c, n, 0,
       oxp_sym_op2(c, "Reshape", y, oxp_sym_const_i64s(c, ones, r)));
 }

@@ -102,6 +102,7 @@ oxp_status oxp_s_transpose(oxp_sctx *c, oxp_node *n) {
   if (!oxp_sym_axis(a, r, &a) || !oxp_sym_axis(b, r, &b))
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "transpose: dims out of range");
   if (a == b) return oxp_sym_set_out(c, n, 0, x);
+  if (r > 16) return oxp_sym_unsupported(c, "transpose of a tensor of rank above 16");
   int64_t perm[16];
   for (int i = 0; i < r; i++) perm[i] = i;
   perm[a] = b;
@@ -150,9 +151,9 @@ oxp_status oxp_s_squeeze(oxp_sctx *c, oxp_node *n) {
   if (n->ninputs < 2) {
     /* With a traced shape the squeezed axes are known exactly. */
     if (r >= 0 && oxp_type_is_static(t) && oxp_sym_options(c)->n_dynamic_axes == 0) {
-      int64_t axes[16];
+      int64_t axes[64];
       int k = 0;
-      for (int i = 0; i < r; i++)
+      for (int i = 0; i < r && k < 64; i++)
         if (t->dims[i] == 1) axes[k++] = i;
       if (!k) return oxp_sym_set_out(c, n, 0, x);
       return oxp_sym_set_out(c, n, 0, oxp_sym_squeeze(c, x, axes, k));
@@ -162,13 +163,19 @@ oxp_status oxp_s_squeeze(oxp_sctx *c, oxp_node *n) {
   int64_t *dims;
   int k;
   if (!oxp_sym_need_ints(c, n, 1, &dims, &k)) return oxp_sym_status(c);
-  int64_t axes[16];
+  /* Whether a dim is 1 decides if it goes: unknowable without a rank. */
+  if (r < 0 && k > 0)
+    return oxp_sym_unsupported(c, "squeeze of a dim of a tensor of unknown rank");
+  int64_t axes[64];
   int m = 0;
   for (int i = 0; i < k; i++) {
     int64_t a;
     if (r == 0) continue;
     if (!oxp_sym_axis(dims[i], r, &a))
       return oxp_sym_fail(c, OXP_ERR_GRAPH, "squeeze: dim out of range");
+    bool seen = false;
+    for (int j = 0; j < m; j++) seen |= axes[j] == a;
+    if (seen) continue; /* a repeated dim would overflow axes */
     if (t->dims[a] == 1) axes[m++] = a;
     else if (t->dims[a] < 0)
       return oxp_sym_unsupported(c, "squeeze of a dim of unknown size");
