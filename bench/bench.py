@@ -8,7 +8,7 @@ Generates the models (bench/models.py) into DIR (default $BENCH_DIR or
 /tmp/onnxexp-bench; generation is skipped when a model is already there),
 then for each row runs onnxexp and the peer (bench/peer.py: the same model
 through torch.onnx.export, opset 17, default options) as child processes
-and reports wall time, peak RSS (getrusage of that child, via wait4),
+and reports wall time, peak RSS (/usr/bin/time on that child),
 output size (model plus external data files), and the ratios. onnxexp is
 timed best of three (it is cheap); the peer once. Then it checks the
 exported models in onnxruntime and prints each target of issue 8 with
@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,26 +45,34 @@ class Run:
 
 
 def measured_rss(cmd, timeout=None):
-    """Runs cmd: wall seconds, and the peak RSS of that child alone (wait4
-    returns its rusage; RUSAGE_CHILDREN would be the max over all)."""
+    """Runs cmd: wall seconds, CPU seconds and peak RSS of cmd alone.
+
+    The peak comes from /usr/bin/time, not from wait4 here: a child forked
+    from this Python process starts with its parent's page tables, and
+    Linux keeps that high-water mark across exec, so ru_maxrss would report
+    at least this process's own size (hundreds of MB with torch loaded).
+    /usr/bin/time is small when it forks the command."""
+    fd, tpath = tempfile.mkstemp(prefix="bench_time_")
+    os.close(fd)
+    full = ["/usr/bin/time", "-f", "%M %U %S", "-o", tpath] + list(cmd)
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = None if timeout is None else t0 + timeout
-    # Output is small (JSON line / errors); read it after the child ends,
-    # which wait4 reports together with its rusage.
-    while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        if deadline and time.perf_counter() > deadline:
-            p.kill()
-            os.wait4(p.pid, 0)
-            return Run(False, time.perf_counter() - t0, 0, "", "timed out after %ds" % timeout)
-        time.sleep(0.005)
+    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        os.remove(tpath)
+        return Run(False, time.perf_counter() - t0, 0, "", "timed out after %ds" % timeout)
     wall = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    out, err = p.stdout.read().decode(), p.stderr.read().decode()
-    return Run(p.returncode == 0, wall, ru.ru_maxrss * 1024, out, err, ru.ru_utime + ru.ru_stime)
+    with open(tpath) as f:
+        last = (f.read().strip().splitlines() or ["0 0 0"])[-1].split()
+    os.remove(tpath)
+    try:
+        rss, cpu = int(last[0]) * 1024, float(last[1]) + float(last[2])
+    except (ValueError, IndexError):
+        rss, cpu = 0, None
+    return Run(p.returncode == 0, wall, rss, out.decode(), err.decode(), cpu)
 
 
 def sizes(paths):
@@ -82,8 +91,21 @@ def ratio(a, b):
     return "-" if not a or not b else "%.1fx" % (a / b)
 
 
-def best_of(n, cmd):
-    runs = [measured_rss(cmd) for _ in range(n)]
+def settle(outputs=()):
+    """Before a timed run: no old output to unlink (ext4 frees a 3 GB
+    file's extents synchronously) and no dirty pages of the previous run
+    whose writeback would throttle this one."""
+    for f in outputs:
+        if os.path.exists(f):
+            os.remove(f)
+    subprocess.run(["sync"])
+
+
+def best_of(n, cmd, outputs=()):
+    runs = []
+    for _ in range(n):
+        settle(outputs)
+        runs.append(measured_rss(cmd))
     ok = [r for r in runs if r.ok]
     if not ok:
         return runs[0]
@@ -108,20 +130,23 @@ class Bench:
         return os.path.join(self.dir, name)
 
     def gen(self, name):
-        import models
+        # In a child: building a 3 GB model here would leave this process
+        # (and so every later fork) gigabytes large.
         t0 = time.time()
-        meta = models.gen(name, self.dir)
+        code = "import json, sys, models; print(json.dumps(models.gen(sys.argv[1], sys.argv[2])))"
+        r = subprocess.run([PY, "-c", code, name, self.dir], cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise SystemExit("bench: generating %s failed: %s" % (name, r.stderr.decode()[-2000:]))
+        meta = json.loads(r.stdout.decode().strip().splitlines()[-1])
         dt = time.time() - t0
         if dt > 1:
             print("bench: generated %s in %.0fs" % (name, dt), file=sys.stderr)
         return meta
 
-    def onnxexp(self, name, out, *flags, n=3):
-        for f in (out, out + ".data"):
-            if os.path.exists(f):
-                os.remove(f)
+    def onnxexp(self, name, out, *flags, n=3, quiet=True):
         d = self.model_dir(name)
-        r = best_of(n, [self.a.onnxexp, os.path.join(d, "model.ir"), "-o", out, "-q"] + list(flags))
+        r = best_of(n, [self.a.onnxexp, os.path.join(d, "model.ir"), "-o", out] + (["-q"] if quiet else []) + list(flags),
+                    outputs=(out, out + ".data"))
         if not r.ok:
             print("bench: onnxexp failed on %s %s: %s" % (name, " ".join(flags), r.err.strip()), file=sys.stderr)
         r.size = sizes([out, out + ".data"]) if r.ok else None
@@ -132,6 +157,7 @@ class Bench:
         shutil.rmtree(pdir, ignore_errors=True)
         os.makedirs(pdir)
         path = os.path.join(pdir, os.path.basename(out))
+        settle()
         r = measured_rss([PY, os.path.join(HERE, "peer.py"), name, path], timeout=self.a.peer_timeout)
         r.export_s = None
         r.size = None
@@ -267,10 +293,8 @@ class Bench:
         cp_to = os.path.join(d, "copy.safetensors")
         cps = []
         for sync in (False, True):
-            if os.path.exists(cp_to):
-                os.remove(cp_to)
             cmd = ["/bin/sh", "-c", 'cp "$0" "$1"' + (' && sync "$1"' if sync else ""), sidecar, cp_to]
-            cps.append(measured_rss(cmd))
+            cps.append(best_of(3, cmd, outputs=(cp_to,)))
         os.remove(cp_to)
         self.rows.append([name, "cp sidecar", fmt_s(cps[0].wall), "", "", "", "", fmt_mb(os.path.getsize(sidecar)), "",
                           "cp + sync (durable, like onnxexp's fsync): %s" % fmt_s(cps[1].wall)])
@@ -278,11 +302,16 @@ class Bench:
         out_r = os.path.join(d, "ox_ref.onnx")
         f = self.onnxexp(name, out_f, "--external-data")
         r = self.onnxexp(name, out_r, "--external-data=reference")
+        # no flag: past 2 GiB the writer must switch to file mode by itself
+        out_a = os.path.join(d, "ox_auto.onnx")
+        au = self.onnxexp(name, out_a, n=1, quiet=False)
+        au_ok = au.ok and "2 GiB" in au.err and os.path.exists(out_a + ".data")
         peer = self.peer(name, name + ".onnx")
         wb = meta["weight_bytes"]
         self.row(name, "--external-data", f, peer, "%.2f GB weights; %.2fx cp, %.2fx cp+sync"
                  % (wb / 1e9, f.wall / cps[0].wall, f.wall / cps[1].wall) + (", peer wrote %d files" % peer.nfiles if peer.ok else ""))
         self.row(name, "--external-data=reference", r, None, "model file only; points into the sidecar")
+        self.row(name, "(no flag)", au, None, "automatic file mode past 2 GiB: %s" % ("yes, with a note" if au_ok else "NO"))
         self.target("3 GB: --external-data within 1.5x of cp", f.ok and f.wall <= 1.5 * cps[0].wall,
                     "%s vs cp %s (%.2fx; cp+sync %s, %.2fx)" % (fmt_s(f.wall), fmt_s(cps[0].wall), f.wall / cps[0].wall,
                                                            fmt_s(cps[1].wall), f.wall / cps[1].wall))
