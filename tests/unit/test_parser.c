@@ -794,6 +794,18 @@ START_TEST(parse_rejects_deep_nesting) {
 }
 END_TEST
 
+START_TEST(parse_rejects_shape_past_int64) {
+  /* Found by fuzzing: dims whose product passes int64 overflowed every
+   * later element count (shape inference, folding, binding). */
+  parse_bad("graph(%x : Float(4611686018427387904, 2, 2)):\n  return (%x)\n",
+            1, 17, "more than 9223372036854775807 elements");
+  /* Unknown dims do not count, and a zero dim makes any shape empty. */
+  parse_ok("graph(%x : Float(*, 4611686018427387904, *)):\n  return (%x)\n");
+  parse_ok("graph(%x : Float(4611686018427387904, 0, 4611686018427387904)):\n"
+           "  return (%x)\n");
+}
+END_TEST
+
 START_TEST(parse_rejects_nul_and_binary_bytes) {
   static const char s[] = "graph(%x : Tensor):\n  return (%x)\0\n";
   oxp_graph *g;
@@ -912,6 +924,7 @@ static Suite *suite(void) {
   tcase_add_test(t, parse_rejects_bad_attrs);
   tcase_add_test(t, parse_rejects_bad_structure);
   tcase_add_test(t, parse_rejects_deep_nesting);
+  tcase_add_test(t, parse_rejects_shape_past_int64);
   tcase_add_test(t, parse_rejects_nul_and_binary_bytes);
   suite_add_tcase(s, t);
 

@@ -77,8 +77,14 @@ static void put_i(oxp_tensor *t, int64_t i, int64_t v) {
  * big (folding must not blow up the file). */
 static oxp_tensor *new_out(ev *e, int dt, int rank, const int64_t *dims) {
   int64_t m = 1;
-  for (int i = 0; i < rank; i++) m *= dims[i];
-  size_t bytes = (size_t)m * oxp_dtype_size(dt), biggest = 0;
+  bool over = false;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] < 0) return NULL;
+    over |= __builtin_mul_overflow(m, dims[i], &m);
+  }
+  size_t bytes, biggest = 0;
+  if (over || __builtin_mul_overflow((size_t)m, oxp_dtype_size(dt), &bytes))
+    return NULL; /* no tensor that size: the node stays */
   for (int i = 0; i < e->nin; i++)
     if (e->in[i] && e->in[i]->nbytes > biggest) biggest = e->in[i]->nbytes;
   if (m < 0 || (bytes > OXP_FOLD_LIMIT && bytes > biggest)) return NULL;

@@ -36,6 +36,7 @@ static bool read_const(const oxp_value *v, num *out) {
   if (a->kind == OXP_A_FLOAT && (!t || t->kind == OXP_T_FLOAT)) {
     out->kind = OXP_T_FLOAT;
     out->f = a->f;
+    out->i = oxp_f2i(a->f); /* eval computes both; only f is used */
     return true;
   }
   return false;
@@ -59,7 +60,14 @@ static oxp_status replace(oxp_graph *g, oxp_node *n, const num *r,
   return OXP_OK;
 }
 
+/* TorchScript ints are int64 and wrap; in C a signed overflow is
+ * undefined, so the arithmetic goes through uint64. */
+static int64_t wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static int64_t wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 static int64_t floordiv(int64_t a, int64_t b) {
+  if (b == -1) return wrap_sub(0, a); /* INT64_MIN / -1 traps */
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -74,9 +82,9 @@ static bool eval(const oxp_node *n, const num *a, const num *b, int nin,
   if (nin == 2 && nums) {
     double x = a->f, y = b->f;
     int64_t i = a->i, j = b->i;
-    if (!strcmp(op, "add")) { r->f = x + y; r->i = i + j; }
-    else if (!strcmp(op, "sub")) { r->f = x - y; r->i = i - j; }
-    else if (!strcmp(op, "mul")) { r->f = x * y; r->i = i * j; }
+    if (!strcmp(op, "add")) { r->f = x + y; r->i = wrap_add(i, j); }
+    else if (!strcmp(op, "sub")) { r->f = x - y; r->i = wrap_sub(i, j); }
+    else if (!strcmp(op, "mul")) { r->f = x * y; r->i = wrap_mul(i, j); }
     else if (!strcmp(op, "div")) {
       if (y == 0) return false;
       r->kind = OXP_T_FLOAT;
@@ -88,7 +96,7 @@ static bool eval(const oxp_node *n, const num *a, const num *b, int nin,
     } else if (!strcmp(op, "remainder")) {
       if (y == 0) return false;
       r->f = x - floor(x / y) * y;
-      if (!fl) r->i = i - floordiv(i, j) * j;
+      if (!fl) r->i = wrap_sub(i, wrap_mul(floordiv(i, j), j));
     } else if (!strcmp(op, "max") || !strcmp(op, "min")) {
       bool mx = op[1] == 'a';
       r->f = mx ? fmax(x, y) : fmin(x, y);
@@ -117,13 +125,13 @@ static bool eval(const oxp_node *n, const num *a, const num *b, int nin,
     return true;
   }
   if (nin != 1 || !nums) return false;
-  if (!strcmp(op, "neg")) { r->f = -a->f; r->i = -a->i; return true; }
+  if (!strcmp(op, "neg")) { r->f = -a->f; r->i = wrap_sub(0, a->i); return true; }
   if (!strcmp(op, "__not__") && a->kind == OXP_T_BOOL) {
     r->kind = OXP_T_BOOL;
     r->i = !a->i;
     return true;
   }
-  if (!strcmp(op, "Int")) { r->kind = OXP_T_INT; r->i = fl ? (int64_t)a->f : a->i; return true; }
+  if (!strcmp(op, "Int")) { r->kind = OXP_T_INT; r->i = fl ? oxp_f2i(a->f) : a->i; return true; }
   if (!strcmp(op, "Float")) { r->kind = OXP_T_FLOAT; r->f = a->f; return true; }
   if (!strcmp(op, "Bool")) { r->kind = OXP_T_BOOL; r->i = fl ? a->f != 0 : a->i != 0; return true; }
   return false;
@@ -156,7 +164,7 @@ static void inline_if(oxp_node *n, bool cond) {
 
 static oxp_status prop_block(oxp_graph *g, oxp_block *b, oxp_diag *d) {
   OXP_FOR_NODES(b, n, nx) {
-    if (oxp_kind_is(n, "prim::If") && n->nblocks == 2) {
+    if (oxp_kind_is(n, "prim::If") && n->nblocks == 2 && n->ninputs >= 1) {
       num c;
       if (read_const(n->inputs[0], &c) && c.kind != OXP_T_NONE &&
           c.kind != OXP_T_FLOAT) {

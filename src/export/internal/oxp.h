@@ -165,7 +165,7 @@ oxp_type *oxp_type_tensor(oxp_arena *a, int dtype, int rank,
                           const int64_t *dims);
 oxp_type *oxp_type_copy(oxp_arena *a, const oxp_type *t);
 bool oxp_type_is_static(const oxp_type *t); /* tensor, all dims known */
-int64_t oxp_type_numel(const oxp_type *t);  /* -1 unless static */
+int64_t oxp_type_numel(const oxp_type *t);  /* -1 unless static and it fits */
 /* "[2, 3]" into buf (always terminated when n > 0). */
 void oxp_dims_print(const int64_t *dims, int rank, char *buf, size_t n);
 /* Appends a printed form ("Float(2, 3)", "int[]", ...) to buf. */
@@ -193,7 +193,7 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
 /* Allocates zeroed data in the arena for the given shape. */
 oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
                              const int64_t *dims);
-int64_t oxp_tensor_numel(const oxp_tensor *t);
+int64_t oxp_tensor_numel(const oxp_tensor *t); /* INT64_MAX past int64 */
 /* Element i as a double / int64 (any numeric dtype). */
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);

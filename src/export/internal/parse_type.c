@@ -65,7 +65,7 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
  * device=cpu) is 0-d, while a bare Long has unknown rank. */
 static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
   int64_t dims[MAX_RANK];
-  lx_next(&c->lx);
+  lx_tok open = lx_next(&c->lx);
   ty->rank = 0;
   if (!lx_is_punct(lx_peek(&c->lx), ')')) {
     for (;;) {
@@ -78,6 +78,17 @@ static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
   } else {
     lx_next(&c->lx);
   }
+  /* torch counts elements in int64; a bigger shape is no tensor, and
+   * would overflow every later product of its dims. */
+  int64_t numel = 1;
+  bool over = false, empty = false;
+  for (int i = 0; i < ty->rank; i++) {
+    empty |= dims[i] == 0;
+    if (dims[i] > 0) over |= __builtin_mul_overflow(numel, dims[i], &numel);
+  }
+  if (over && !empty)
+    return oxp_perr(c, &open.loc, "tensor type with more than %lld elements",
+                    (long long)INT64_MAX);
   if (ty->rank > 0) {
     ty->dims = oxp_alloc(c->a, sizeof *dims * (size_t)ty->rank);
     if (!ty->dims) return oxp_pnomem(c, NULL);

@@ -59,10 +59,14 @@ static void arith_data(oxp_sictx *c, oxp_node *n) {
     r[i] = OXP_SYM_UNKNOWN;
     bool kx = !px && x != OXP_SYM_UNKNOWN, ky = !py && y != OXP_SYM_UNKNOWN;
     if (kx && ky) {
-      if (op[0] == 'A') r[i] = x + y;
-      else if (op[0] == 'S') r[i] = x - y;
-      else if (op[0] == 'M') r[i] = x * y;
-      else if (y != 0) r[i] = x / y;
+      /* Sizes from the IR can be any int64: an overflow stays unknown. */
+      int64_t v;
+      bool over = true;
+      if (op[0] == 'A') over = __builtin_add_overflow(x, y, &v);
+      else if (op[0] == 'S') over = __builtin_sub_overflow(x, y, &v);
+      else if (op[0] == 'M') over = __builtin_mul_overflow(x, y, &v);
+      else if (y != 0 && !(y == -1 && x == INT64_MIN)) over = false, v = x / y;
+      if (!over) r[i] = v;
     } else if (op[0] == 'M' && ky && y == 1) r[i] = x, pr[i] = px;
     else if (op[0] == 'M' && kx && x == 1) r[i] = y, pr[i] = py;
     else if ((op[0] == 'A' || op[0] == 'S') && ky && y == 0) r[i] = x, pr[i] = px;
@@ -180,7 +184,7 @@ static void infer_minus1(const oxp_shape *x, oxp_shape *o, int at) {
   for (int i = 0; i < x->rank; i++) {
     if (x->p[i]) names[nn++] = x->p[i];
     else if (x->d[i] < 0) return;
-    else pin *= x->d[i];
+    else if (__builtin_mul_overflow(pin, x->d[i], &pin)) return;
   }
   for (int i = 0; i < o->rank; i++) {
     if (i == at) continue;
@@ -190,7 +194,7 @@ static void infer_minus1(const oxp_shape *x, oxp_shape *o, int at) {
       if (j == nn) return;
       names[j] = names[--nn];
     } else if (o->d[i] < 0) return;
-    else pout *= o->d[i];
+    else if (__builtin_mul_overflow(pout, o->d[i], &pout)) return;
   }
   if (nn == 0 && pout > 0 && pin % pout == 0) set_dim(o, at, pin / pout, NULL);
   else if (nn == 1 && pin == pout) set_dim(o, at, -1, names[0]);
@@ -506,7 +510,11 @@ static oxp_status r_tile(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   if (x.rank < 0) return OXP_OK;
   for (int i = 0; i < x.rank; i++) {
     if (k != x.rank) set_dim(&out[0], i, -1, NULL);
-    else if (v[i] != 1) set_dim(&out[0], i, x.d[i] >= 0 ? x.d[i] * v[i] : -1, NULL);
+    else if (v[i] != 1) {
+      int64_t d;
+      bool ok = x.d[i] >= 0 && v[i] >= 0 && !__builtin_mul_overflow(x.d[i], v[i], &d);
+      set_dim(&out[0], i, ok ? d : -1, NULL);
+    }
   }
   return OXP_OK;
 }

@@ -68,7 +68,7 @@ static inline void product(const oxp_shape *s, int from, int to, int64_t *d,
   for (int i = from; i < to; i++) {
     if (s->p[i]) names++, name = s->p[i];
     else if (s->d[i] < 0) names = 2;
-    else v *= s->d[i];
+    else if (__builtin_mul_overflow(v, s->d[i], &v)) names = 2; /* unknown */
   }
   *d = names == 0 ? v : -1;
   *p = names == 1 && v == 1 ? name : NULL;

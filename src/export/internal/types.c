@@ -67,8 +67,12 @@ bool oxp_type_is_static(const oxp_type *t) {
 int64_t oxp_type_numel(const oxp_type *t) {
   if (!oxp_type_is_static(t)) return -1;
   int64_t n = 1;
-  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
-  return n;
+  bool over = false;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i] == 0) return 0;
+    over |= __builtin_mul_overflow(n, t->dims[i], &n);
+  }
+  return over ? -1 : n;
 }
 
 static size_t put(char *buf, size_t n, size_t at, const char *s) {
@@ -146,8 +150,12 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
 
 int64_t oxp_tensor_numel(const oxp_tensor *t) {
   int64_t n = 1;
-  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
-  return n;
+  bool over = false;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->dims[i] == 0) return 0;
+    over |= __builtin_mul_overflow(n, t->dims[i], &n);
+  }
+  return over ? INT64_MAX : n;
 }
 
 oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
@@ -155,7 +163,9 @@ oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
   oxp_tensor *t = oxp_tensor_new(a, dtype, rank, dims, NULL, 0);
   if (!t) return NULL;
   int64_t n = oxp_tensor_numel(t);
-  t->nbytes = (size_t)n * oxp_dtype_size(dtype);
+  if (n < 0 || n == INT64_MAX ||
+      __builtin_mul_overflow((size_t)n, oxp_dtype_size(dtype), &t->nbytes))
+    return NULL;
   void *p = oxp_alloc(a, t->nbytes ? t->nbytes : 1);
   if (!p) return NULL;
   t->data = p;
