@@ -30,7 +30,7 @@ static oxp_value *arange(oxp_sctx *c, oxp_node *n, int is, int ie, int ip, int d
   if (cs && ce && cp) {
     /* All constant: the count is known and only iota is emitted. */
     double cnt = ceil((e - s) / p);
-    int64_t k = cnt > 0 ? (int64_t)cnt : 0;
+    int64_t k = cnt > 0 ? oxp_f2i(cnt) : 0;
     oxp_value *r = iota(c, oxp_sym_const_i64(c, k));
     if (s == 0 && p == 1) return dt == OXP_DT_INT64 ? r : oxp_sym_cast(c, r, dt);
     oxp_value *v = oxp_sym_op2(c, "Mul", oxp_sym_cast(c, r, dt), oxp_sym_const_scalar(c, p, dt));

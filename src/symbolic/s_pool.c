@@ -12,6 +12,10 @@ typedef struct {
   bool ceil;
 } pool_geo;
 
+/* Geometry and (for ceil_mode) input sizes stay below this, so that the
+ * size arithmetic below cannot overflow whatever the IR says. */
+#define GEO_MAX INT64_C(0x7fffffff)
+
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* torch's output size (its ceil mode drops a last window that would start
@@ -57,6 +61,11 @@ static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
                  oxp_sym_opset(c));
     return false;
   }
+  for (int j = 0; j < g->k; j++)
+    if (len[j] > GEO_MAX) {
+      oxp_sym_unsupported(c, "ceil_mode on an input dim above 2^31");
+      return false;
+    }
   bool same = true;
   for (int j = 0; j < g->k; j++)
     same &= torch_out(len[j], g, j) == onnx_out(len[j], g, j, true);
@@ -65,7 +74,14 @@ static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
     return true;
   }
   for (int j = 0; j < g->k; j++) {
-    int64_t want = torch_out(len[j], g, j);
+    int64_t want = torch_out(len[j], g, j), w = want - 1, s = g->stride[j];
+    /* The least end padding whose floor-mode size reaches want, at once
+     * (growing it by one would take up to a stride of turns): the
+     * numerator of onnx_out must reach w * s, or pass (w - 1) * s when
+     * w <= 0, as C division truncates. */
+    int64_t num = w >= 1 ? w * s : w * s - s + 1;
+    int64_t need = num - len[j] - g->pad[j] + g->dil[j] * (g->kernel[j] - 1) + 1;
+    if (need > g->pad[g->k + j]) g->pad[g->k + j] = need;
     while (onnx_out(len[j], g, j, false) < want) g->pad[g->k + j]++;
   }
   return true;
@@ -83,7 +99,10 @@ static oxp_value *include_pad_factor(oxp_sctx *c, oxp_value *x,
   int64_t dims[OXP_NN_MAXD + 2] = {1, 1}, total = 1;
   for (int j = 0; j < k; j++) {
     dims[2 + j] = torch_out(oxp_nn_dim(x, 2 + j), g, j);
-    total *= dims[2 + j];
+    if (dims[2 + j] < 0 || __builtin_mul_overflow(total, dims[2 + j], &total)) {
+      oxp_sym_unsupported(c, "count_include_pad with ceil_mode on this size");
+      return NULL;
+    }
   }
   oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_FLOAT, k + 2, dims);
   if (!t) return NULL;
@@ -123,6 +142,12 @@ static bool read_geo(oxp_sctx *c, oxp_node *n, pool_geo *g, int i_dil,
     if (g->stride[j] <= 0 || g->kernel[j] <= 0 || g->dil[j] <= 0) {
       oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: kernel, stride and dilation must be "
                    "positive", n->kind);
+      return false;
+    }
+    if (g->stride[j] > GEO_MAX || g->kernel[j] > GEO_MAX || g->dil[j] > GEO_MAX ||
+        g->pad[j] > GEO_MAX || g->pad[j] < -GEO_MAX) {
+      oxp_sym_unsupported(c, "a pooling kernel, stride, dilation or padding "
+                             "above 2^31");
       return false;
     }
   }

@@ -108,7 +108,7 @@ static void put_scalar(oxp_tensor *t, double v) {
   case OXP_DT_DOUBLE: memcpy(p, &v, 8); break;
   case OXP_DT_BOOL: { uint8_t b = v != 0; memcpy(p, &b, 1); break; }
   default: {
-    int64_t i = (int64_t)v;
+    int64_t i = oxp_f2i(v);
     memcpy(p, &i, oxp_dtype_size(t->dtype)); /* little-endian truncation */
   }
   }

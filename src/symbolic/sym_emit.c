@@ -165,7 +165,7 @@ oxp_value *oxp_sym_const_scalar(oxp_sctx *c, double v, int dtype) {
   }
   case OXP_DT_BOOL: { uint8_t b = v != 0; memcpy(p, &b, 1); break; }
   default: {
-    int64_t i = (int64_t)v;
+    int64_t i = oxp_f2i(v);
     memcpy(p, &i, oxp_dtype_size(dtype));
   }
   }

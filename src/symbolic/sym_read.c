@@ -226,7 +226,7 @@ static void put_elem(oxp_tensor *t, int64_t k, double f, int64_t iv,
     break;
   }
   default: {
-    int64_t x = is_int ? iv : (int64_t)f;
+    int64_t x = is_int ? iv : oxp_f2i(f);
     size_t sz = oxp_dtype_size(t->dtype);
     if (t->dtype == OXP_DT_BOOL) x = is_int ? iv != 0 : f != 0;
     /* Little-endian truncation to the element width. */

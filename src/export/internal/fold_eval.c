@@ -57,7 +57,7 @@ static void put_f(oxp_tensor *t, int64_t i, double v) {
   } else if (t->dtype == OXP_DT_BOOL) {
     p[i] = v != 0;
   } else {
-    int64_t x = (int64_t)v;
+    int64_t x = oxp_f2i(v);
     memcpy(p + oxp_dtype_size(t->dtype) * (size_t)i, &x, oxp_dtype_size(t->dtype));
   }
 }
@@ -528,15 +528,26 @@ static oxp_tensor *e_const_of_shape(ev *e) {
 
 static oxp_tensor *e_range(ev *e) {
   oxp_tensor *s = IN(e, 0), *l = IN(e, 1), *dl = IN(e, 2);
-  if (!dl || !computable(s->dtype) || s->dtype == OXP_DT_BOOL) return NULL;
+  if (!dl || !l || !computable(s->dtype) || s->dtype == OXP_DT_BOOL ||
+      oxp_tensor_numel(s) != 1 || oxp_tensor_numel(l) != 1 ||
+      oxp_tensor_numel(dl) != 1)
+    return NULL;
   double a = oxp_tensor_get_f(s, 0), b = oxp_tensor_get_f(l, 0), d = oxp_tensor_get_f(dl, 0);
   if (d == 0) return NULL;
-  int64_t n = (int64_t)ceil((b - a) / d);
+  int64_t n = oxp_f2i(ceil((b - a) / d));
   if (n < 0) n = 0;
   oxp_tensor *o = new_out(e, s->dtype, 1, &n);
+  int64_t s0 = oxp_tensor_get_i(s, 0), d0 = oxp_tensor_get_i(dl, 0);
   for (int64_t i = 0; o && i < n; i++) {
-    if (oxp_dtype_is_float(s->dtype)) put_f(o, i, a + (double)i * d);
-    else put_i(o, i, oxp_tensor_get_i(s, 0) + i * oxp_tensor_get_i(dl, 0));
+    if (oxp_dtype_is_float(s->dtype)) {
+      put_f(o, i, a + (double)i * d);
+    } else {
+      int64_t v;
+      /* Past int64 the op is undefined: leave it to the runtime. */
+      if (__builtin_mul_overflow(i, d0, &v) || __builtin_add_overflow(s0, v, &v))
+        return NULL;
+      put_i(o, i, v);
+    }
   }
   return o;
 }

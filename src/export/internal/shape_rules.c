@@ -289,8 +289,9 @@ static oxp_status r_concat(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
       if (out[0].d[k] < 0 && !out[0].p[k]) copy_dim(&out[0], k, &s, k);
       else if (s.d[k] >= 0 && out[0].d[k] < 0) copy_dim(&out[0], k, &s, k);
     }
-    if (sum >= 0 && s.d[axis] >= 0 && !s.p[axis]) sum += s.d[axis];
+    if (sum >= 0 && s.d[axis] >= 0 && !s.p[axis]) sum = dadd(sum, s.d[axis]);
     else sum = -1;
+    if (sum == DIM_OVER) sum = -1;
   }
   set_dim(&out[0], (int)axis, sum, NULL);
   if (axis == 0 && rank == 1) concat_data(c, n);
@@ -356,14 +357,17 @@ static oxp_status r_unsqueeze(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
 static int64_t slice_len(int64_t dim, int64_t s, int64_t e, int64_t step) {
   if (s < 0) s += dim;
   if (e < 0) e += dim;
+  /* Once clamped, e - s is at most dim + 1: only the step can be huge. */
   if (step > 0) {
     s = s < 0 ? 0 : s > dim ? dim : s;
     e = e < 0 ? 0 : e > dim ? dim : e;
-    return e > s ? (e - s + step - 1) / step : 0;
+    return e > s ? (e - s - 1) / step + 1 : 0;
   }
   s = s < 0 ? -1 : s > dim - 1 ? dim - 1 : s;
   e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-  return s > e ? (s - e + (-step) - 1) / (-step) : 0;
+  /* -INT64_MIN does not exist; INT64_MAX divides as 2^63 would here. */
+  int64_t q = step == INT64_MIN ? INT64_MAX : -step;
+  return s > e ? (s - e - 1) / q + 1 : 0;
 }
 
 static oxp_status r_slice(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
@@ -412,7 +416,8 @@ static oxp_status r_slice(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
     s = s < 0 ? 0 : s > m ? m : s;
     e = e < 0 ? 0 : e > m ? m : e;
     int cnt = 0;
-    for (int64_t i = s; sp[0] > 0 && i < e; i += sp[0]) r[cnt] = v[i], pr[cnt++] = p[i];
+    for (int64_t i = s; sp[0] > 0 && i < e; i = e - i > sp[0] ? i + sp[0] : e)
+      r[cnt] = v[i], pr[cnt++] = p[i];
     if (sp[0] > 0) oxp_si_set_data(c, n, 0, cnt, r, pr, false);
   }
   return OXP_OK;
@@ -561,8 +566,10 @@ static oxp_status r_range(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   int64_t a, b, d;
   if (input_ints(c, n, 0, &a) == 1 && input_ints(c, n, 1, &b) == 1 &&
       input_ints(c, n, 2, &d) == 1 && d != 0) {
-    int64_t len = d > 0 ? (b - a + d - 1) / d : (a - b + (-d) - 1) / (-d);
-    out[0].d[0] = len > 0 ? len : 0;
+    int64_t nd = dsub(0, d);
+    int64_t len = d > 0 ? ddiv(dsub(dadd(dsub(b, a), d), 1), d)
+                        : ddiv(dsub(dadd(dsub(a, b), nd), 1), nd);
+    out[0].d[0] = len == DIM_OVER ? -1 : len > 0 ? len : 0;
   }
   return OXP_OK;
 }
@@ -674,22 +681,28 @@ static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
   bool valid = au && au->kind == OXP_A_STR && strcmp(au->s, "VALID") == 0;
   for (int i = 0; i < k; i++) {
     int a = i + 2;
-    int64_t in = x->d[a], eff = dil[i] * (kern[i] - 1) + 1;
+    int64_t in = x->d[a], eff = dadd(dmul(dil[i], dsub(kern[i], 1)), 1);
+    int64_t pad = dadd(pads[i], pads[k + i]);
     if (in < 0) {
-      bool ident = eff == 1 && strides[i] == 1 && pads[i] + pads[k + i] == 0;
+      bool ident = eff == 1 && strides[i] == 1 && pad == 0;
       set_dim(o, a, -1, ident || (same && strides[i] == 1) ? x->p[a] : NULL);
       continue;
     }
     int64_t r;
-    if (same) r = (in + strides[i] - 1) / strides[i];
+    if (same) r = ddiv(dsub(dadd(in, strides[i]), 1), strides[i]);
     else {
-      int64_t span = in + (valid ? 0 : pads[i] + pads[k + i]) - eff;
-      if (span < 0) r = 0;
-      else r = (ceil_mode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
+      int64_t span = dsub(dadd(in, valid ? 0 : pad), eff);
+      if (span == DIM_OVER) r = DIM_OVER;
+      else if (span < 0) r = 0;
+      else r = dadd(ceil_mode ? ddiv(dsub(dadd(span, strides[i]), 1), strides[i])
+                              : ddiv(span, strides[i]), 1);
       /* ceil mode: the last window must start inside the padded input */
-      if (ceil_mode && (r - 1) * strides[i] >= in + pads[i]) r--;
+      int64_t last = dmul(dsub(r, 1), strides[i]), end = dadd(in, pads[i]);
+      if (ceil_mode && r != DIM_OVER && last != DIM_OVER && end != DIM_OVER &&
+          last >= end)
+        r--;
     }
-    set_dim(o, a, r, NULL);
+    set_dim_or_unknown(o, a, r);
   }
 }
 
@@ -726,7 +739,7 @@ static oxp_status r_conv_transpose(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   unknown_dims(&out[0], x.dtype, x.rank);
   copy_dim(&out[0], 0, &x, 0);
   int64_t group = attr_i(n, "group", 1);
-  if (w.rank == x.rank && w.d[1] >= 0) set_dim(&out[0], 1, w.d[1] * group, NULL);
+  if (w.rank == x.rank && w.d[1] >= 0) set_dim_or_unknown(&out[0], 1, dmul(w.d[1], group));
   int64_t kern[MAXR], strides[MAXR], dil[MAXR], opad[MAXR], oshape[MAXR],
       pads[2 * MAXR];
   if (attr_ints(n, "output_shape", oshape) == k) {
@@ -749,8 +762,9 @@ static oxp_status r_conv_transpose(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   for (int i = 0; i < k; i++) {
     int64_t in = x.d[i + 2];
     if (in < 0 || kern[i] < 0) continue;
-    set_dim(&out[0], i + 2, strides[i] * (in - 1) + opad[i] +
-            (kern[i] - 1) * dil[i] + 1 - pads[i] - pads[k + i], NULL);
+    int64_t d = dadd(dmul(strides[i], in - 1), opad[i]);
+    d = dadd(d, dadd(dmul(dsub(kern[i], 1), dil[i]), 1));
+    set_dim_or_unknown(&out[0], i + 2, dsub(dsub(d, pads[i]), pads[k + i]));
   }
   return OXP_OK;
 }

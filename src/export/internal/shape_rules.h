@@ -43,9 +43,36 @@ static inline bool norm_axis(int64_t *a, int rank) {
   return *a >= 0 && *a < rank;
 }
 
+/* Arithmetic on dims and on sizes from attributes and constants, which
+ * the IR can set to any int64 (signed overflow is undefined in C).
+ * DIM_OVER marks an overflow and sticks through later steps, so a rule
+ * computes on and stores the result with set_dim_or_unknown. */
+#define DIM_OVER INT64_MIN
+static inline int64_t dadd(int64_t a, int64_t b) {
+  int64_t r;
+  return a == DIM_OVER || b == DIM_OVER || __builtin_add_overflow(a, b, &r) ? DIM_OVER : r;
+}
+static inline int64_t dsub(int64_t a, int64_t b) {
+  int64_t r;
+  return a == DIM_OVER || b == DIM_OVER || __builtin_sub_overflow(a, b, &r) ? DIM_OVER : r;
+}
+static inline int64_t dmul(int64_t a, int64_t b) {
+  int64_t r;
+  return a == DIM_OVER || b == DIM_OVER || __builtin_mul_overflow(a, b, &r) ? DIM_OVER : r;
+}
+/* b > 0. */
+static inline int64_t ddiv(int64_t a, int64_t b) {
+  return a == DIM_OVER || b <= 0 ? DIM_OVER : a / b;
+}
+
 static inline void set_dim(oxp_shape *s, int i, int64_t d, const char *p) {
   s->d[i] = p ? -1 : d;
   s->p[i] = p;
+}
+
+/* A computed dim: an overflow or a negative size is unknown. */
+static inline void set_dim_or_unknown(oxp_shape *s, int i, int64_t d) {
+  set_dim(s, i, d < 0 ? -1 : d, NULL);
 }
 
 static inline void copy_dim(oxp_shape *o, int i, const oxp_shape *s, int j) {
