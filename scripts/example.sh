@@ -6,7 +6,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/build.sh"
 build=${BUILD_DIR:-$top/build}
 mkdir -p "$top/out"
-"$build/src/cli/onnxexp" "$top/examples/tiny_mlp.ir" -o "$top/out/tiny_mlp.onnx" --pretty >/dev/null
 "$build/src/cli/onnxexp" "$top/examples/tiny_mlp.ir" -o "$top/out/tiny_mlp.onnx"
 echo "wrote $top/out/tiny_mlp.onnx ($(stat -c %s "$top/out/tiny_mlp.onnx") bytes):"
 "$build/src/cli/onnxexp" "$top/examples/tiny_mlp.ir" --pretty
