@@ -43,10 +43,12 @@ if(OXP_HAVE_ASAN_UBSAN)
     target_link_options(replay_${t} PRIVATE ${OXP_FUZZ_SAN})
     target_link_libraries(replay_${t} PRIVATE oxp_core_asan)
   endforeach()
+  # An allocation above 2 GB fails the replay, as libFuzzer's malloc limit
+  # (-rss_limit_mb=2048) does: sizes from the IR must be checked first.
   add_test(NAME fuzz.replay
            COMMAND sh ${OXP_FUZZ_DIR}/replay.sh ${CMAKE_CURRENT_BINARY_DIR} ${OXP_FUZZ_DIR}/corpus)
   set_tests_properties(fuzz.replay PROPERTIES TIMEOUT 120
-    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:max_allocation_size_mb=2048:allocator_may_return_null=0;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 else()
   message(STATUS "fuzz.replay: ${CMAKE_C_COMPILER_ID} lacks -fsanitize=address,undefined; skipped")
 endif()

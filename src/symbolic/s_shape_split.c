@@ -5,6 +5,11 @@
 
 #include "s_shape_util.h"
 
+/* Each piece is a node output (unbind: a Gather each); counts come from
+ * the IR and can be any int64, so beyond this the export refuses rather
+ * than allocating and looping over them. */
+#define MAX_PIECES 65536
+
 /* Pieces of x along axis with the given sizes: Split when every size is
  * known, else Slices (the last piece open-ended). */
 static oxp_status emit_pieces(oxp_sctx *c, oxp_node *n, oxp_value *x,
@@ -40,7 +45,9 @@ static oxp_status even_split(oxp_sctx *c, oxp_node *n, oxp_value *x,
   int64_t d = oxp_sx_dim(x, (int)axis);
   int k;
   if (s <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: split size must be positive", n->kind);
-  if (d >= 0) k = d == 0 ? 1 : (int)((d + s - 1) / s);
+  if (d >= 0 && (d == 0 ? 1 : (d - 1) / s + 1) > MAX_PIECES)
+    return oxp_sym_unsupported(c, "splitting into more than 65536 pieces");
+  if (d >= 0) k = d == 0 ? 1 : (int)((d - 1) / s + 1);
   else if ((k = oxp_sx_list_len(n, 0)) < 0)
     return oxp_sym_unsupported(c, "splitting a dim of unknown size into a list of unknown length");
   int64_t *sizes = oxp_alloc(oxp_sym_arena(c), sizeof *sizes * (size_t)(k + 1));
@@ -76,7 +83,7 @@ oxp_status oxp_s_chunk(oxp_sctx *c, oxp_node *n) {
   int64_t d = oxp_sx_dim(x, (int)axis);
   if (d < 0) return oxp_sym_unsupported(c, "chunk of a dim of unknown size");
   if (chunks <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "chunk: chunks must be positive");
-  return even_split(c, n, x, axis, d == 0 ? 1 : (d + chunks - 1) / chunks);
+  return even_split(c, n, x, axis, d == 0 ? 1 : (d - 1) / chunks + 1);
 }
 
 /* tensor_split(x, sections | indices, dim): sections n gives d % n pieces
@@ -93,6 +100,7 @@ oxp_status oxp_s_tensor_split(oxp_sctx *c, oxp_node *n) {
     if (!oxp_sym_need_int(c, n, 1, &sec)) return oxp_sym_status(c);
     if (d < 0) return oxp_sym_unsupported(c, "tensor_split into sections of a dim of unknown size");
     if (sec <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "tensor_split: sections must be positive");
+    if (sec > MAX_PIECES) return oxp_sym_unsupported(c, "tensor_split into more than 65536 sections");
     int64_t *sizes = oxp_alloc(oxp_sym_arena(c), sizeof *sizes * (size_t)(sec + 1));
     if (!sizes) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < sec; i++) sizes[i] = d / sec + (i < d % sec);
@@ -122,6 +130,7 @@ oxp_status oxp_s_unbind(oxp_sctx *c, oxp_node *n) {
   int64_t d = oxp_sx_dim(x, (int)axis);
   if (d < 0 && (d = oxp_sx_list_len(n, 0)) < 0)
     return oxp_sym_unsupported(c, "unbind of a dim of unknown size into a list of unknown length");
+  if (d > MAX_PIECES) return oxp_sym_unsupported(c, "unbind into more than 65536 pieces");
   oxp_value **outs = oxp_alloc(oxp_sym_arena(c), sizeof *outs * (size_t)(d + 1));
   if (!outs) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; i < d; i++) outs[i] = oxp_sx_gather(c, x, oxp_sym_const_i64(c, i), axis);
