@@ -84,6 +84,8 @@ oxp_status oxp_att_mha(oxp_sctx *c, const oxp_att_call *a, oxp_value **out,
   if (H <= 0 || E % H != 0)
     return oxp_sym_unsupported(c, "attention whose embed_dim is not a multiple "
                                   "of num_heads");
+  if (E < 0 || E > INT64_MAX / 3)
+    return oxp_sym_unsupported(c, "attention with an embed_dim past int64 / 3");
   int64_t dh = E / H;
   int dt = oxp_sym_dtype(a->q) ? oxp_sym_dtype(a->q) : OXP_DT_FLOAT;
   oxp_value *q, *k, *v;

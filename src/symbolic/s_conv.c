@@ -21,7 +21,11 @@ static bool same_pads(oxp_sctx *c, const oxp_type *wt, int k,
       oxp_sym_unsupported(c, "padding='same' with a kernel of unknown size");
       return false;
     }
-    int64_t total = dil[j] * (ks - 1);
+    int64_t total;
+    if (__builtin_mul_overflow(dil[j], ks - 1, &total)) {
+      oxp_sym_unsupported(c, "padding='same' with a dilated kernel past int64");
+      return false;
+    }
     pad[j] = total / 2;
     pad[k + j] = total - total / 2;
   }

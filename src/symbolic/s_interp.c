@@ -237,6 +237,22 @@ oxp_status oxp_s_grid_sampler(oxp_sctx *c, oxp_node *n) {
 }
 
 /* Static C, H, W of a 4-D input for the reshape forms. */
+/* The factor from the IR divides and multiplies the sizes: it must be
+ * positive, and the products must fit (they are tensor sizes). */
+static bool factor_ok(oxp_sctx *c, int64_t r, const int64_t *d) {
+  int64_t t;
+  if (r <= 0) {
+    oxp_sym_fail(c, OXP_ERR_GRAPH, "pixel (un)shuffle: the factor must be positive");
+    return false;
+  }
+  if (__builtin_mul_overflow(r, r, &t) || __builtin_mul_overflow(d[0], t, &t) ||
+      __builtin_mul_overflow(d[1], r, &t) || __builtin_mul_overflow(d[2], r, &t)) {
+    oxp_sym_unsupported(c, "pixel (un)shuffle to sizes past int64");
+    return false;
+  }
+  return true;
+}
+
 static bool chw(oxp_sctx *c, oxp_value *x, int64_t *d) {
   if (oxp_sym_rank(x) != 4) {
     oxp_sym_unsupported(c, "pixel (un)shuffle of a non-4-D input");
@@ -257,6 +273,7 @@ oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   int64_t r, d[3];
   if (!x || !oxp_sym_need_int(c, n, 1, &r)) return oxp_sym_status(c);
+  if (r <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "pixel_shuffle: the factor must be positive");
   if (oxp_sym_opset(c) >= 11 && oxp_sym_rank(x) == 4) {
     oxp_node *k = oxp_nn_op1(c, "DepthToSpace", x);
     if (!k) return oxp_sym_status(c);
@@ -264,7 +281,7 @@ oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
     oxp_attr_set_s(k, "mode", "CRD");
     return oxp_sym_set_out(c, n, 0, k->outputs[0]);
   }
-  if (!chw(c, x, d)) return oxp_sym_status(c);
+  if (!chw(c, x, d) || !factor_ok(c, r, d)) return oxp_sym_status(c);
   int64_t s1[6] = {0, d[0] / (r * r), r, r, d[1], d[2]};
   static const int64_t perm[6] = {0, 1, 4, 2, 5, 3};
   int64_t s2[4] = {0, d[0] / (r * r), d[1] * r, d[2] * r};
@@ -277,7 +294,7 @@ oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
 oxp_status oxp_s_pixel_unshuffle(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   int64_t r, d[3];
-  if (!x || !oxp_sym_need_int(c, n, 1, &r) || !chw(c, x, d))
+  if (!x || !oxp_sym_need_int(c, n, 1, &r) || !chw(c, x, d) || !factor_ok(c, r, d))
     return oxp_sym_status(c);
   int64_t s1[6] = {0, d[0], d[1] / r, r, d[2] / r, r};
   static const int64_t perm[6] = {0, 1, 3, 5, 2, 4};

@@ -116,6 +116,8 @@ oxp_status oxp_s_round(oxp_sctx *c, oxp_node *n) {
   if (n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_int(n, 1, &d))
     return oxp_sym_unsupported(c, "round with runtime decimals");
   if (d == 0) return rounding(c, n, "Round");
+  if (d < -400 || d > 400) /* 10^d is 0 or inf in double well before */
+    return oxp_sym_unsupported(c, "round with more than 400 decimals");
   oxp_value *x = oxp_sym_in(c, n, 0);
   int dt = oxp_sym_dtype(x);
   if (!x || !oxp_dtype_is_float(dt)) return oxp_m_set_out(c, n, 0, x);

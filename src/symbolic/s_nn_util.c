@@ -57,8 +57,16 @@ int64_t oxp_nn_dim(const oxp_value *v, int i) {
 
 oxp_value *oxp_nn_filled(oxp_sctx *c, int64_t count, double val, int dtype) {
   if (count < 0) return NULL;
+  /* count comes from the IR (num_groups, channels): bound the constant. */
+  if (count > INT64_C(1) << 28) {
+    oxp_sym_unsupported(c, "a constant of more than 2^28 elements");
+    return NULL;
+  }
   oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), dtype, 1, &count);
-  if (!t) return NULL;
+  if (!t) {
+    oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
   unsigned char *p = (unsigned char *)t->data;
   size_t sz = oxp_dtype_size(dtype);
   if (dtype == OXP_DT_FLOAT) {
@@ -71,7 +79,7 @@ oxp_value *oxp_nn_filled(oxp_sctx *c, int64_t count, double val, int dtype) {
     oxp_value *f = oxp_nn_filled(c, count, val, OXP_DT_FLOAT);
     return oxp_sym_cast(c, f, dtype);
   } else {
-    int64_t iv = (int64_t)val;
+    int64_t iv = oxp_f2i(val);
     for (int64_t i = 0; i < count; i++) memcpy(p + sz * i, &iv, sz);
   }
   return oxp_sym_const(c, t);

@@ -241,7 +241,10 @@ static oxp_status layer_norm17(oxp_sctx *c, oxp_node *n, bool native) {
   if (!w) {
     /* LayerNormalization requires a scale: ones shaped normalized_shape. */
     int64_t count = 1;
-    for (int i = 0; i < k; i++) count *= shape[i];
+    for (int i = 0; i < k; i++)
+      if (shape[i] < 0 || __builtin_mul_overflow(count, shape[i], &count))
+        return oxp_sym_fail(c, OXP_ERR_GRAPH, "layer_norm: normalized_shape "
+                            "is no tensor size");
     w = oxp_nn_filled(c, count, 1, dt);
     if (w && k != 1) w = oxp_nn_reshape(c, w, shape, k);
   }

@@ -201,6 +201,10 @@ static oxp_value *layer_state(oxp_sctx *c, oxp_value *s, int64_t l, int D,
 oxp_status oxp_rnn_emit(oxp_sctx *c, const oxp_rnn_call *r, oxp_rnn_result *out) {
   rnn_form f = form_of(r->kind);
   int D = r->bidir ? 2 : 1, wpl = r->has_bias ? 4 : 2;
+  /* nw counts weight tensors in the IR, so more layers cannot match. */
+  if (r->layers <= 0 || r->layers > r->nw)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%d weights cannot make %lld layers",
+                        r->nw, (long long)r->layers);
   if (r->nw != r->layers * D * wpl) {
     if (r->kind == OXP_RNN_LSTM && r->nw == r->layers * D * (wpl + 1))
       return oxp_sym_unsupported(c, "LSTM with projections (proj_size > 0): "

@@ -121,6 +121,10 @@ oxp_status oxp_s_trilu(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
                         "%s of a matrix of unknown size is not supported at "
                         "opset %d (supported from opset 14)", n->kind, oxp_sym_opset(c));
+  int64_t hw;
+  if (__builtin_mul_overflow(h, w, &hw) || hw > INT64_C(1) << 30)
+    return oxp_sym_unsupported(c, "a triangle mask of more than 2^30 elements "
+                                  "before opset 14");
   oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_BOOL, 2, (int64_t[]){h, w});
   if (!t) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
   uint8_t *p = (uint8_t *)t->data;

@@ -97,11 +97,12 @@ static oxp_status r_pad(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   for (int j = 0; j < na; j++) {
     int64_t a = axes[j];
     if (!norm_axis(&a, r)) continue;
-    int64_t grow = pads[j] + pads[na + j];
+    int64_t grow = dadd(pads[j], pads[na + j]);
     if (pads[j] == OXP_SYM_UNKNOWN || pads[na + j] == OXP_SYM_UNKNOWN)
       set_dim(&out[0], (int)a, -1, NULL);
     else if (grow != 0)
-      set_dim(&out[0], (int)a, out[0].p[a] || out[0].d[a] < 0 ? -1 : out[0].d[a] + grow, NULL);
+      set_dim_or_unknown(&out[0], (int)a, out[0].p[a] || out[0].d[a] < 0 ? -1
+                                          : dadd(out[0].d[a], grow));
   }
   return OXP_OK;
 }
@@ -128,7 +129,7 @@ static oxp_status r_resize(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
     double s = m == r ? (t && t->data ? oxp_tensor_get_f(t, i) : sa->floats[i]) : -1;
     if (s == 1) continue;
     bool known = s > 0 && !out[0].p[i] && out[0].d[i] >= 0;
-    set_dim(&out[0], i, known ? (int64_t)(out[0].d[i] * s) : -1, NULL);
+    set_dim(&out[0], i, known ? oxp_f2i((double)out[0].d[i] * s) : -1, NULL);
   }
   return OXP_OK;
 }
@@ -139,11 +140,13 @@ static oxp_status r_depth_space(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   int64_t b = attr_i(n, "blocksize", -1);
   if (out[0].rank != 4 || b <= 0) return OXP_OK;
   bool to_space = oxp_kind_is(n, "onnx::DepthToSpace");
-  int64_t f[4] = {1, to_space ? -b * b : b * b, to_space ? b : -b, to_space ? b : -b};
+  int64_t bb = dmul(b, b);
+  if (bb == DIM_OVER) return unknown_dims(&out[0], out[0].dtype, 4), OXP_OK;
+  int64_t f[4] = {1, to_space ? -bb : bb, to_space ? b : -b, to_space ? b : -b};
   for (int i = 1; i < 4; i++) {
     int64_t d = out[0].p[i] ? -1 : out[0].d[i];
-    if (d >= 0) d = f[i] > 0 ? d * f[i] : d / -f[i];
-    set_dim(&out[0], i, d, NULL);
+    if (d >= 0) d = f[i] > 0 ? dmul(d, f[i]) : d / -f[i];
+    set_dim_or_unknown(&out[0], i, d);
   }
   return OXP_OK;
 }
