@@ -8,7 +8,7 @@
 
 #include "lexer.h"
 
-void lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len) {
+void oxp_lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len) {
   lx->file = file;
   lx->s = s;
   lx->len = len;
@@ -53,7 +53,7 @@ static void skip_blanks(oxp_lexer *lx) {
   while (is_blank(ch(lx, 0))) advance(lx, 1);
 }
 
-oxp_loc lx_here(const oxp_lexer *lx) {
+oxp_loc oxp_lx_here(const oxp_lexer *lx) {
   oxp_lexer c = *lx;
   skip_blanks(&c);
   return (oxp_loc){c.file, c.line, c.col};
@@ -97,7 +97,7 @@ static size_t ident_len(const oxp_lexer *lx) {
   return i;
 }
 
-/* Finds the closing quote; escapes are decoded later by lx_unquote. */
+/* Finds the closing quote; escapes are decoded later by oxp_lx_unquote. */
 static size_t string_len(const oxp_lexer *lx, const char **err) {
   int q = ch(lx, 0);
   for (size_t i = 1;; i++) {
@@ -114,26 +114,26 @@ static size_t string_len(const oxp_lexer *lx, const char **err) {
   }
 }
 
-static lx_tok make(oxp_lexer *lx, lx_kind k, size_t skip, size_t n) {
-  lx_tok t = {k, lx->s + lx->pos + skip, n, 0, {lx->file, lx->line, lx->col},
+static oxp_tok make(oxp_lexer *lx, oxp_tok_kind k, size_t skip, size_t n) {
+  oxp_tok t = {k, lx->s + lx->pos + skip, n, 0, {lx->file, lx->line, lx->col},
               NULL};
   advance(lx, skip + n);
   return t;
 }
 
-static lx_tok lex_comment(oxp_lexer *lx) {
+static oxp_tok lex_comment(oxp_lexer *lx) {
   size_t i = 1;
   while (is_blank(ch(lx, i))) i++;
   size_t start = i;
   while (ch(lx, i) != -1 && ch(lx, i) != '\n') i++;
   size_t end = i;
   while (end > start && is_blank(ch(lx, end - 1))) end--;
-  lx_tok t = make(lx, LX_COMMENT, start, end - start);
+  oxp_tok t = make(lx, LX_COMMENT, start, end - start);
   advance(lx, i - end);
   return t;
 }
 
-lx_tok lx_next(oxp_lexer *lx) {
+oxp_tok oxp_lx_next(oxp_lexer *lx) {
   skip_blanks(lx);
   int c = ch(lx, 0);
   size_t n;
@@ -144,7 +144,7 @@ lx_tok lx_next(oxp_lexer *lx) {
     n = 1;
     while (is_name_char(ch(lx, n))) n++;
     if (n == 1) {
-      lx_tok t = make(lx, LX_BAD, 0, 1);
+      oxp_tok t = make(lx, LX_BAD, 0, 1);
       t.err = "expected a value name after '%'";
       return t;
     }
@@ -153,31 +153,31 @@ lx_tok lx_next(oxp_lexer *lx) {
   if (c == '"' || c == '\'') {
     const char *err = NULL;
     n = string_len(lx, &err);
-    lx_tok t = make(lx, err ? LX_BAD : LX_STRING, 0, n);
+    oxp_tok t = make(lx, err ? LX_BAD : LX_STRING, 0, n);
     t.err = err;
     return t;
   }
   if (c == '-' && ch(lx, 1) == '>') return make(lx, LX_ARROW, 0, 2);
   if ((n = number_len(lx)) > 0) return make(lx, LX_NUMBER, 0, n);
   if (is_alpha(c)) return make(lx, LX_IDENT, 0, ident_len(lx));
-  lx_tok t = make(lx, LX_PUNCT, 0, 1);
+  oxp_tok t = make(lx, LX_PUNCT, 0, 1);
   t.c = c;
   return t;
 }
 
-lx_tok lx_peek(const oxp_lexer *lx) {
+oxp_tok oxp_lx_peek(const oxp_lexer *lx) {
   oxp_lexer c = *lx;
-  return lx_next(&c);
+  return oxp_lx_next(&c);
 }
 
-bool lx_is_punct(lx_tok t, int c) { return t.kind == LX_PUNCT && t.c == c; }
+bool oxp_lx_is_punct(oxp_tok t, int c) { return t.kind == LX_PUNCT && t.c == c; }
 
-bool lx_is_word(lx_tok t, const char *s) {
+bool oxp_lx_is_word(oxp_tok t, const char *s) {
   return (t.kind == LX_IDENT || t.kind == LX_NUMBER) && strlen(s) == t.n &&
          memcmp(t.p, s, t.n) == 0;
 }
 
-const char *lx_describe(lx_tok t, char *buf, size_t n) {
+const char *oxp_lx_describe(oxp_tok t, char *buf, size_t n) {
   switch (t.kind) {
   case LX_EOF: snprintf(buf, n, "end of input"); break;
   case LX_NEWLINE: snprintf(buf, n, "end of line"); break;
@@ -247,7 +247,7 @@ static size_t unescape(const char *p, size_t left, int *out) {
   return 0;
 }
 
-char *lx_unquote(oxp_arena *a, lx_tok t, size_t *n, const char **err,
+char *oxp_lx_unquote(oxp_arena *a, oxp_tok t, size_t *n, const char **err,
                  oxp_loc *at) {
   *err = NULL;
   if (t.kind != LX_STRING || t.n < 2) {
@@ -283,7 +283,7 @@ char *lx_unquote(oxp_arena *a, lx_tok t, size_t *n, const char **err,
   return out;
 }
 
-const char *lx_raw_until_comment(oxp_lexer *lx, size_t *n) {
+const char *oxp_lx_raw_until_comment(oxp_lexer *lx, size_t *n) {
   skip_blanks(lx);
   size_t i = 0;
   while (ch(lx, i) != -1 && ch(lx, i) != '\n' && ch(lx, i) != '#') i++;

@@ -20,16 +20,16 @@ typedef enum {
   LX_ARROW,   /* -> */
   LX_PUNCT,   /* one character, in c */
   LX_BAD      /* a lexical error, explained by err */
-} lx_kind;
+} oxp_tok_kind;
 
 typedef struct {
-  lx_kind kind;
+  oxp_tok_kind kind;
   const char *p; /* token text, not NUL-terminated */
   size_t n;
   int c;         /* LX_PUNCT: the character */
   oxp_loc loc;
   const char *err;
-} lx_tok;
+} oxp_tok;
 
 typedef struct {
   const char *file;
@@ -38,27 +38,27 @@ typedef struct {
   int line, col;
 } oxp_lexer;
 
-void lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len);
-lx_tok lx_next(oxp_lexer *lx);
-lx_tok lx_peek(const oxp_lexer *lx);
+void oxp_lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len);
+oxp_tok oxp_lx_next(oxp_lexer *lx);
+oxp_tok oxp_lx_peek(const oxp_lexer *lx);
 /* Where the next token starts (after blanks); for raw scans. */
-oxp_loc lx_here(const oxp_lexer *lx);
+oxp_loc oxp_lx_here(const oxp_lexer *lx);
 
-bool lx_is_punct(lx_tok t, int c);
+bool oxp_lx_is_punct(oxp_tok t, int c);
 /* Is t an identifier (or number) spelled exactly s? */
-bool lx_is_word(lx_tok t, const char *s);
+bool oxp_lx_is_word(oxp_tok t, const char *s);
 /* "'foo'", "end of line", ... for messages; buf gets at most n bytes. */
-const char *lx_describe(lx_tok t, char *buf, size_t n);
+const char *oxp_lx_describe(oxp_tok t, char *buf, size_t n);
 
 /* Decodes a LX_STRING token (escapes as the TorchScript printer writes
  * them) into a NUL-terminated arena string; *n gets its length, which may
  * include NUL bytes. Returns NULL and sets *err (and *at) when malformed. */
-char *lx_unquote(oxp_arena *a, lx_tok t, size_t *n, const char **err,
+char *oxp_lx_unquote(oxp_arena *a, oxp_tok t, size_t *n, const char **err,
                  oxp_loc *at);
 
 /* Raw text from the current position up to (not including) the next '#',
  * newline or end, with surrounding blanks trimmed. Used for scope names,
  * which may contain any character. */
-const char *lx_raw_until_comment(oxp_lexer *lx, size_t *n);
+const char *oxp_lx_raw_until_comment(oxp_lexer *lx, size_t *n);
 
 #endif

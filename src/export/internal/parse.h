@@ -20,7 +20,7 @@ bool oxp_perr(oxp_pctx *c, const oxp_loc *loc, const char *fmt, ...)
 /* Records an allocation failure; returns false. */
 bool oxp_pnomem(oxp_pctx *c, const oxp_loc *loc);
 /* "expected <want>, found <t>" at t (or t's own error if it is LX_BAD). */
-bool oxp_punexpected(oxp_pctx *c, lx_tok t, const char *want);
+bool oxp_punexpected(oxp_pctx *c, oxp_tok t, const char *want);
 /* Consumes the next token if it is the punctuation p, else reports
  * "expected 'p' <what>, found ...". */
 bool oxp_pexpect(oxp_pctx *c, int p, const char *what);
@@ -51,10 +51,10 @@ typedef struct {
 } oxp_pnums;
 
 /* Signed integer literal with overflow check. */
-bool oxp_parse_int(lx_tok t, int64_t *out);
+bool oxp_parse_int(oxp_tok t, int64_t *out);
 /* Is t a number (including bare inf and nan)? */
-bool oxp_pnum_token(lx_tok t);
-bool oxp_pnum_read(oxp_pctx *c, lx_tok t, oxp_pnum *out);
+bool oxp_pnum_token(oxp_tok t);
+bool oxp_pnum_read(oxp_pctx *c, oxp_tok t, oxp_pnum *out);
 bool oxp_pnums_push(oxp_pctx *c, oxp_pnums *e, oxp_pnum x, int64_t pos,
                     oxp_loc at);
 /* Torch's rule without a declared dtype: Long if all integral, else Float. */

@@ -13,19 +13,19 @@
 static bool simple_list(oxp_pctx *c, oxp_pnums *e, bool *strs, bool *ok) {
   oxp_lexer save = c->lx;
   *ok = true;
-  lx_next(&c->lx);
-  lx_tok t = lx_next(&c->lx);
+  oxp_lx_next(&c->lx);
+  oxp_tok t = oxp_lx_next(&c->lx);
   int nstr = 0;
-  while (!lx_is_punct(t, ']')) {
+  while (!oxp_lx_is_punct(t, ']')) {
     oxp_pnum x = {0};
     if (t.kind == LX_STRING) {
       const char *err;
       oxp_loc where;
       size_t len;
-      if (!(x.s = lx_unquote(c->a, t, &len, &err, &where)))
+      if (!(x.s = oxp_lx_unquote(c->a, t, &len, &err, &where)))
         return *ok = oxp_perr(c, &where, "%s", err);
       nstr++;
-    } else if (lx_is_word(t, "True") || lx_is_word(t, "False")) {
+    } else if (oxp_lx_is_word(t, "True") || oxp_lx_is_word(t, "False")) {
       x.isint = true;
       x.i = t.p[0] == 'T';
       x.f = (double)x.i;
@@ -35,11 +35,11 @@ static bool simple_list(oxp_pctx *c, oxp_pnums *e, bool *strs, bool *ok) {
       return *ok = false;
     }
     if (!oxp_pnums_push(c, e, x, 0, t.loc)) return *ok = false;
-    t = lx_next(&c->lx);
-    if (lx_is_punct(t, ',')) t = lx_next(&c->lx);
-    else if (!lx_is_punct(t, ']')) break;
+    t = oxp_lx_next(&c->lx);
+    if (oxp_lx_is_punct(t, ',')) t = oxp_lx_next(&c->lx);
+    else if (!oxp_lx_is_punct(t, ']')) break;
   }
-  if (lx_is_punct(t, ']') && (nstr == 0 || nstr == e->n)) {
+  if (oxp_lx_is_punct(t, ']') && (nstr == 0 || nstr == e->n)) {
     *strs = nstr > 0;
     return true;
   }
@@ -77,26 +77,26 @@ static bool list_value(oxp_pctx *c, oxp_node *n, const char *name,
 /* Anything else: its printed text up to the ',' or ']' that ends it. */
 static bool raw_value(oxp_pctx *c, oxp_node *n, const char *name) {
   int depth = 0, count = 0;
-  lx_tok first = lx_peek(&c->lx), last = first;
+  oxp_tok first = oxp_lx_peek(&c->lx), last = first;
   char b[64];
   for (;; count++) {
-    lx_tok t = lx_peek(&c->lx);
-    bool open = lx_is_punct(t, '(') || lx_is_punct(t, '[') ||
-                lx_is_punct(t, '{');
-    bool close = lx_is_punct(t, ')') || lx_is_punct(t, ']') ||
-                 lx_is_punct(t, '}');
-    if (depth == 0 && (lx_is_punct(t, ',') || lx_is_punct(t, ']'))) break;
+    oxp_tok t = oxp_lx_peek(&c->lx);
+    bool open = oxp_lx_is_punct(t, '(') || oxp_lx_is_punct(t, '[') ||
+                oxp_lx_is_punct(t, '{');
+    bool close = oxp_lx_is_punct(t, ')') || oxp_lx_is_punct(t, ']') ||
+                 oxp_lx_is_punct(t, '}');
+    if (depth == 0 && (oxp_lx_is_punct(t, ',') || oxp_lx_is_punct(t, ']'))) break;
     if (t.kind == LX_BAD) return oxp_perr(c, &t.loc, "%s", t.err);
     if (t.kind == LX_EOF || t.kind == LX_NEWLINE || t.kind == LX_COMMENT ||
         (close && depth == 0))
       return oxp_perr(c, &t.loc, "unexpected %s in the value of attribute "
-                      "'%s'", lx_describe(t, b, sizeof b), name);
+                      "'%s'", oxp_lx_describe(t, b, sizeof b), name);
     depth += open - close;
-    last = lx_next(&c->lx);
+    last = oxp_lx_next(&c->lx);
   }
   if (count == 0)
     return oxp_perr(c, &first.loc, "expected a value for attribute '%s', "
-                    "found %s", name, lx_describe(first, b, sizeof b));
+                    "found %s", name, oxp_lx_describe(first, b, sizeof b));
   size_t len = (size_t)(last.p + last.n - first.p);
   oxp_attr *a = oxp_attr_set(n, name, OXP_A_STR);
   if (!a || !(a->s = oxp_strndup(c->a, first.p, len)))
@@ -105,7 +105,7 @@ static bool raw_value(oxp_pctx *c, oxp_node *n, const char *name) {
 }
 
 static bool scalar_value(oxp_pctx *c, oxp_node *n, const char *name) {
-  lx_tok t = lx_next(&c->lx);
+  oxp_tok t = oxp_lx_next(&c->lx);
   oxp_pnum x;
   if (!oxp_pnum_read(c, t, &x)) return false;
   if (x.isint) oxp_attr_set_i(n, name, x.i);
@@ -114,11 +114,11 @@ static bool scalar_value(oxp_pctx *c, oxp_node *n, const char *name) {
 }
 
 static bool string_value(oxp_pctx *c, oxp_node *n, const char *name) {
-  lx_tok t = lx_next(&c->lx);
+  oxp_tok t = oxp_lx_next(&c->lx);
   const char *err;
   oxp_loc where;
   size_t len;
-  char *s = lx_unquote(c->a, t, &len, &err, &where);
+  char *s = oxp_lx_unquote(c->a, t, &len, &err, &where);
   if (!s) return oxp_perr(c, &where, "%s", err);
   oxp_attr *a = oxp_attr_set(n, name, OXP_A_STR);
   if (!a) return oxp_pnomem(c, &t.loc);
@@ -130,49 +130,49 @@ static bool string_value(oxp_pctx *c, oxp_node *n, const char *name) {
 
 static bool attr_value(oxp_pctx *c, oxp_node *n, const char *name,
                        const oxp_type *decl) {
-  lx_tok t = lx_peek(&c->lx);
+  oxp_tok t = oxp_lx_peek(&c->lx);
   bool handled;
   if (t.kind == LX_STRING) return string_value(c, n, name);
   if (!oxp_parse_tensor_value(c, n, name, decl, &handled)) return false;
   if (handled) return true;
-  if (lx_is_punct(t, '[')) {
+  if (oxp_lx_is_punct(t, '[')) {
     if (!list_value(c, n, name, &handled)) return false;
     if (handled) return true;
   }
   if (oxp_pnum_token(t)) return scalar_value(c, n, name);
-  if (lx_is_word(t, "True") || lx_is_word(t, "False")) {
-    lx_next(&c->lx);
+  if (oxp_lx_is_word(t, "True") || oxp_lx_is_word(t, "False")) {
+    oxp_lx_next(&c->lx);
     oxp_attr_set_i(n, name, t.p[0] == 'T');
     return true;
   }
-  if (lx_is_word(t, "None")) {
-    lx_next(&c->lx);
+  if (oxp_lx_is_word(t, "None")) {
+    oxp_lx_next(&c->lx);
     return oxp_attr_set(n, name, OXP_A_NONE) || oxp_pnomem(c, &t.loc);
   }
   return raw_value(c, n, name);
 }
 
 bool oxp_parse_attrs(oxp_pctx *c, oxp_node *n, const oxp_type *decl) {
-  lx_next(&c->lx); /* '[' */
-  if (lx_is_punct(lx_peek(&c->lx), ']')) {
-    lx_next(&c->lx);
+  oxp_lx_next(&c->lx); /* '[' */
+  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), ']')) {
+    oxp_lx_next(&c->lx);
     return true;
   }
   for (;;) {
-    lx_tok t = lx_next(&c->lx);
+    oxp_tok t = oxp_lx_next(&c->lx);
     char b[64];
     if (t.kind != LX_IDENT)
       return oxp_perr(c, &t.loc, "expected an attribute name, found %s",
-                      lx_describe(t, b, sizeof b));
+                      oxp_lx_describe(t, b, sizeof b));
     char *name = oxp_strndup(c->a, t.p, t.n);
     if (!name) return oxp_pnomem(c, &t.loc);
     if (!oxp_pexpect(c, '=', "after the attribute name") ||
         !attr_value(c, n, name, decl))
       return false;
-    t = lx_next(&c->lx);
-    if (lx_is_punct(t, ']')) return true;
-    if (!lx_is_punct(t, ','))
+    t = oxp_lx_next(&c->lx);
+    if (oxp_lx_is_punct(t, ']')) return true;
+    if (!oxp_lx_is_punct(t, ','))
       return oxp_perr(c, &t.loc, "expected ',' or ']' after attribute '%s', "
-                      "found %s", name, lx_describe(t, b, sizeof b));
+                      "found %s", name, oxp_lx_describe(t, b, sizeof b));
   }
 }

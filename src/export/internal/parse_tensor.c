@@ -32,7 +32,7 @@ bool oxp_pnums_push(oxp_pctx *c, oxp_pnums *e, oxp_pnum x, int64_t pos,
   return true;
 }
 
-bool oxp_parse_int(lx_tok t, int64_t *out) {
+bool oxp_parse_int(oxp_tok t, int64_t *out) {
   size_t i = 0;
   bool neg = t.n > 0 && t.p[0] == '-';
   if (neg) i++;
@@ -50,7 +50,7 @@ bool oxp_parse_int(lx_tok t, int64_t *out) {
 
 /* strtod honours LC_NUMERIC, but the printer always writes '.', so the
  * point is swapped for the locale's before converting. */
-static bool to_double(lx_tok t, double *out) {
+static bool to_double(oxp_tok t, double *out) {
   char buf[80];
   if (t.n == 0 || t.n >= sizeof buf) return false;
   memcpy(buf, t.p, t.n);
@@ -63,18 +63,18 @@ static bool to_double(lx_tok t, double *out) {
   return end == buf + t.n;
 }
 
-static bool is_int_text(lx_tok t) {
+static bool is_int_text(oxp_tok t) {
   for (size_t i = 0; i < t.n; i++)
     if (!(t.p[i] == '-' || (t.p[i] >= '0' && t.p[i] <= '9'))) return false;
   return true;
 }
 
-bool oxp_pnum_token(lx_tok t) {
-  return t.kind == LX_NUMBER || lx_is_word(t, "inf") || lx_is_word(t, "nan");
+bool oxp_pnum_token(oxp_tok t) {
+  return t.kind == LX_NUMBER || oxp_lx_is_word(t, "inf") || oxp_lx_is_word(t, "nan");
 }
 
 /* Reads one number token into e; false (with an error) if malformed. */
-bool oxp_pnum_read(oxp_pctx *c, lx_tok t, oxp_pnum *e) {
+bool oxp_pnum_read(oxp_pctx *c, oxp_tok t, oxp_pnum *e) {
   memset(e, 0, sizeof *e);
   if (is_int_text(t)) {
     if (!oxp_parse_int(t, &e->i))
@@ -200,14 +200,14 @@ static int decl_dtype(const oxp_type *decl) {
 
 static bool scalar_tensor(oxp_pctx *c, oxp_node *n, const char *name,
                           const oxp_type *decl) {
-  lx_tok open = lx_next(&c->lx), t = lx_next(&c->lx);
+  oxp_tok open = oxp_lx_next(&c->lx), t = oxp_lx_next(&c->lx);
   oxp_pnum x;
-  if (lx_is_punct(t, '(')) { /* complex: (re,im) */
+  if (oxp_lx_is_punct(t, '(')) { /* complex: (re,im) */
     oxp_pnum im;
-    lx_tok re = lx_next(&c->lx);
+    oxp_tok re = oxp_lx_next(&c->lx);
     if (!oxp_pnum_token(re) || !oxp_pnum_read(c, re, &x)) goto bad;
     if (!oxp_pexpect(c, ',', "in a complex value")) return false;
-    t = lx_next(&c->lx);
+    t = oxp_lx_next(&c->lx);
     if (!oxp_pnum_token(t) || !oxp_pnum_read(c, t, &im)) goto bad;
     x.im = im.f;
     x.isint = false;
@@ -236,7 +236,7 @@ bad:
   if (c->st) return false;
   char b[64];
   return oxp_perr(c, &t.loc, "expected a number in inline tensor data, "
-                  "found %s", lx_describe(t, b, sizeof b));
+                  "found %s", oxp_lx_describe(t, b, sizeof b));
 }
 
 /* ---- the C++ printout of 2..10 elements -------------------------------- */
@@ -250,7 +250,7 @@ typedef struct {
 } trailer;
 
 /* "CPUFloatType" -> Float: the backend prefix varies (CPU, CUDA, ...). */
-static int trailer_dtype(lx_tok t) {
+static int trailer_dtype(oxp_tok t) {
   if (t.n <= 4 || memcmp(t.p + t.n - 4, "Type", 4) != 0) return 0;
   for (size_t k = 0; k + 4 < t.n; k++) {
     int dt = oxp_dtype_from_torch_name(t.p + k, t.n - 4 - k);
@@ -259,7 +259,7 @@ static int trailer_dtype(lx_tok t) {
   return 0;
 }
 
-static bool is_type_word(lx_tok t) {
+static bool is_type_word(oxp_tok t) {
   return t.kind == LX_IDENT && t.n > 4 && memcmp(t.p + t.n - 4, "Type", 4) == 0;
 }
 
@@ -269,28 +269,28 @@ static bool find_trailer(const oxp_lexer *from, trailer *tr) {
   oxp_lexer lx = *from;
   for (;;) {
     oxp_lexer here = lx;
-    lx_tok t = lx_next(&lx);
+    oxp_tok t = oxp_lx_next(&lx);
     if (t.kind == LX_EOF || t.kind == LX_NEWLINE || t.kind == LX_BAD ||
-        t.kind == LX_STRING || t.kind == LX_COMMENT || lx_is_punct(t, ']'))
+        t.kind == LX_STRING || t.kind == LX_COMMENT || oxp_lx_is_punct(t, ']'))
       return false;
-    if (!lx_is_punct(t, '[')) continue;
-    lx_tok w = lx_next(&lx);
-    if (!is_type_word(w) || !lx_is_punct(lx_next(&lx), '{')) return false;
+    if (!oxp_lx_is_punct(t, '[')) continue;
+    oxp_tok w = oxp_lx_next(&lx);
+    if (!is_type_word(w) || !oxp_lx_is_punct(oxp_lx_next(&lx), '{')) return false;
     tr->start = here;
     tr->dtype = trailer_dtype(w);
     tr->rank = 0;
     tr->numel = 1;
-    lx_tok d = lx_next(&lx);
-    while (!lx_is_punct(d, '}')) {
+    oxp_tok d = oxp_lx_next(&lx);
+    while (!oxp_lx_is_punct(d, '}')) {
       int64_t v;
       if (tr->rank == 16 || !oxp_parse_int(d, &v) || v < 0) return false;
       tr->dims[tr->rank++] = v;
       if (v && tr->numel > (INT64_C(1) << 40) / v) return false;
       tr->numel *= v;
-      d = lx_next(&lx);
-      if (lx_is_punct(d, ',')) d = lx_next(&lx);
+      d = oxp_lx_next(&lx);
+      if (oxp_lx_is_punct(d, ',')) d = oxp_lx_next(&lx);
     }
-    if (!lx_is_punct(lx_next(&lx), ']')) return false;
+    if (!oxp_lx_is_punct(oxp_lx_next(&lx), ']')) return false;
     tr->end = lx;
     return true;
   }
@@ -323,10 +323,10 @@ static int64_t layout_next(layout *l) {
 }
 
 /* "Columns 1 to 6" */
-static bool columns(oxp_pctx *c, layout *l, lx_tok w) {
-  lx_tok a = lx_next(&c->lx), to = lx_next(&c->lx), b = lx_next(&c->lx);
+static bool columns(oxp_pctx *c, layout *l, oxp_tok w) {
+  oxp_tok a = oxp_lx_next(&c->lx), to = oxp_lx_next(&c->lx), b = oxp_lx_next(&c->lx);
   int64_t x, y;
-  if (!oxp_parse_int(a, &x) || !lx_is_word(to, "to") ||
+  if (!oxp_parse_int(a, &x) || !oxp_lx_is_word(to, "to") ||
       !oxp_parse_int(b, &y) || x < 1 || y < x || y > l->cols)
     return oxp_perr(c, &w.loc, "malformed 'Columns' in tensor data");
   l->c0 = x - 1;
@@ -336,11 +336,11 @@ static bool columns(oxp_pctx *c, layout *l, lx_tok w) {
 }
 
 /* "(1,2,.,.) =" starts the next matrix slice. */
-static bool slice_header(oxp_pctx *c, layout *l, lx_tok open, bool *first) {
-  lx_tok t = lx_next(&c->lx);
-  while (t.kind == LX_NUMBER || lx_is_punct(t, ',') || lx_is_punct(t, '.'))
-    t = lx_next(&c->lx);
-  if (!lx_is_punct(t, ')') || !lx_is_punct(lx_next(&c->lx), '='))
+static bool slice_header(oxp_pctx *c, layout *l, oxp_tok open, bool *first) {
+  oxp_tok t = oxp_lx_next(&c->lx);
+  while (t.kind == LX_NUMBER || oxp_lx_is_punct(t, ',') || oxp_lx_is_punct(t, '.'))
+    t = oxp_lx_next(&c->lx);
+  if (!oxp_lx_is_punct(t, ')') || !oxp_lx_is_punct(oxp_lx_next(&c->lx), '='))
     return oxp_perr(c, &open.loc, "malformed slice header in tensor data");
   if (!*first) l->matrix++;
   *first = false;
@@ -351,11 +351,11 @@ static bool slice_header(oxp_pctx *c, layout *l, lx_tok open, bool *first) {
 }
 
 static bool printout_value(oxp_pctx *c, layout *l, const trailer *tr,
-                           oxp_pnums *e, lx_tok t) {
+                           oxp_pnums *e, oxp_tok t) {
   oxp_pnum x;
   if (!oxp_pnum_read(c, t, &x)) return false;
-  if (lx_is_punct(lx_peek(&c->lx), '*')) { /* "1e+06 *" scales the rest */
-    lx_next(&c->lx);
+  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), '*')) { /* "1e+06 *" scales the rest */
+    oxp_lx_next(&c->lx);
     l->scale = x.f;
     return true;
   }
@@ -375,17 +375,17 @@ static bool printout(oxp_pctx *c, oxp_node *n, const char *name,
   layout l;
   layout_init(&l, tr);
   bool first = true;
-  oxp_loc at = lx_here(&c->lx);
+  oxp_loc at = oxp_lx_here(&c->lx);
   while (c->lx.pos < tr->start.pos) {
-    lx_tok t = lx_next(&c->lx);
+    oxp_tok t = oxp_lx_next(&c->lx);
     bool ok;
     if (oxp_pnum_token(t)) ok = printout_value(c, &l, tr, &e, t);
-    else if (lx_is_word(t, "Columns")) ok = columns(c, &l, t);
-    else if (lx_is_punct(t, '(')) ok = slice_header(c, &l, t, &first);
+    else if (oxp_lx_is_word(t, "Columns")) ok = columns(c, &l, t);
+    else if (oxp_lx_is_punct(t, '(')) ok = slice_header(c, &l, t, &first);
     else {
       char b[64];
       ok = oxp_perr(c, &t.loc, "unexpected %s in tensor data",
-                    lx_describe(t, b, sizeof b));
+                    oxp_lx_describe(t, b, sizeof b));
     }
     if (!ok) return false;
   }
@@ -400,9 +400,9 @@ static bool printout(oxp_pctx *c, oxp_node *n, const char *name,
 
 static bool tensor_placeholder(oxp_pctx *c, oxp_node *n, const char *name,
                                const oxp_type *decl) {
-  oxp_loc at = lx_next(&c->lx).loc;
-  lx_next(&c->lx);
-  lx_next(&c->lx);
+  oxp_loc at = oxp_lx_next(&c->lx).loc;
+  oxp_lx_next(&c->lx);
+  oxp_lx_next(&c->lx);
   int rank = decl && decl->kind == OXP_T_TENSOR && decl->rank > 0
                  ? decl->rank : 0;
   oxp_tensor *t = oxp_tensor_new(c->a, decl_dtype(decl), rank,
@@ -414,8 +414,8 @@ static bool tensor_placeholder(oxp_pctx *c, oxp_node *n, const char *name,
 
 static bool is_tensor_placeholder(const oxp_lexer *lx) {
   oxp_lexer l = *lx;
-  return lx_is_punct(lx_next(&l), '<') && lx_is_word(lx_next(&l), "Tensor") &&
-         lx_is_punct(lx_next(&l), '>');
+  return oxp_lx_is_punct(oxp_lx_next(&l), '<') && oxp_lx_is_word(oxp_lx_next(&l), "Tensor") &&
+         oxp_lx_is_punct(oxp_lx_next(&l), '>');
 }
 
 bool oxp_parse_tensor_value(oxp_pctx *c, oxp_node *n, const char *name,
@@ -426,9 +426,9 @@ bool oxp_parse_tensor_value(oxp_pctx *c, oxp_node *n, const char *name,
   if (is_tensor_placeholder(&c->lx))
     return tensor_placeholder(c, n, name, decl);
   oxp_lexer l = c->lx;
-  if (lx_is_punct(lx_next(&l), '{')) {
-    lx_tok x = lx_next(&l);
-    if (x.kind != LX_STRING && !lx_is_punct(x, '}')) /* else a dict */
+  if (oxp_lx_is_punct(oxp_lx_next(&l), '{')) {
+    oxp_tok x = oxp_lx_next(&l);
+    if (x.kind != LX_STRING && !oxp_lx_is_punct(x, '}')) /* else a dict */
       return scalar_tensor(c, n, name, decl);
   }
   *handled = false;

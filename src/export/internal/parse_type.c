@@ -20,37 +20,37 @@ static oxp_type *new_type(oxp_pctx *c, oxp_kind k) {
 static bool skip_kwarg(oxp_pctx *c) {
   int sq = 0, par = 0;
   for (;;) {
-    lx_tok t = lx_peek(&c->lx);
-    if (sq == 0 && par == 0 && (lx_is_punct(t, ',') || lx_is_punct(t, ')')))
+    oxp_tok t = oxp_lx_peek(&c->lx);
+    if (sq == 0 && par == 0 && (oxp_lx_is_punct(t, ',') || oxp_lx_is_punct(t, ')')))
       return true;
     if (t.kind == LX_NEWLINE || t.kind == LX_EOF || t.kind == LX_BAD ||
         t.kind == LX_COMMENT)
       return oxp_punexpected(c, t, "')' to close the tensor type");
-    if ((lx_is_punct(t, ')') && sq > 0) || (lx_is_punct(t, ']') && sq == 0))
+    if ((oxp_lx_is_punct(t, ')') && sq > 0) || (oxp_lx_is_punct(t, ']') && sq == 0))
       return oxp_punexpected(c, t, sq ? "']'" : "',' or ')'");
-    sq += lx_is_punct(t, '[') - lx_is_punct(t, ']');
-    par += lx_is_punct(t, '(') - lx_is_punct(t, ')');
-    lx_next(&c->lx);
+    sq += oxp_lx_is_punct(t, '[') - oxp_lx_is_punct(t, ']');
+    par += oxp_lx_is_punct(t, '(') - oxp_lx_is_punct(t, ')');
+    oxp_lx_next(&c->lx);
   }
 }
 
 /* One item of Float(...): a size, '*', SS(-2), or name=value. */
 static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
-  lx_tok t = lx_next(&c->lx);
+  oxp_tok t = oxp_lx_next(&c->lx);
   int64_t d = -1;
-  if (t.kind == LX_IDENT && lx_is_punct(lx_peek(&c->lx), '=')) {
-    lx_next(&c->lx);
-    if (lx_is_word(t, "requires_grad")) {
-      lx_tok v = lx_peek(&c->lx);
-      ty->requires_grad = lx_is_word(v, "1") || lx_is_word(v, "True");
+  if (t.kind == LX_IDENT && oxp_lx_is_punct(oxp_lx_peek(&c->lx), '=')) {
+    oxp_lx_next(&c->lx);
+    if (oxp_lx_is_word(t, "requires_grad")) {
+      oxp_tok v = oxp_lx_peek(&c->lx);
+      ty->requires_grad = oxp_lx_is_word(v, "1") || oxp_lx_is_word(v, "True");
     }
     return skip_kwarg(c);
   }
-  if (lx_is_word(t, "SS")) { /* symbolic size: dynamic */
-    if (!oxp_pexpect(c, '(', "after SS") || !lx_next(&c->lx).n ||
+  if (oxp_lx_is_word(t, "SS")) { /* symbolic size: dynamic */
+    if (!oxp_pexpect(c, '(', "after SS") || !oxp_lx_next(&c->lx).n ||
         !oxp_pexpect(c, ')', "after the symbolic size"))
       return false;
-  } else if (!lx_is_punct(t, '*') &&
+  } else if (!oxp_lx_is_punct(t, '*') &&
              !(t.kind == LX_NUMBER && oxp_parse_int(t, &d) && d >= 0)) {
     return oxp_punexpected(c, t, "a dimension size, '*' or name=value");
   }
@@ -65,18 +65,18 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
  * device=cpu) is 0-d, while a bare Long has unknown rank. */
 static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
   int64_t dims[MAX_RANK];
-  lx_tok open = lx_next(&c->lx);
+  oxp_tok open = oxp_lx_next(&c->lx);
   ty->rank = 0;
-  if (!lx_is_punct(lx_peek(&c->lx), ')')) {
+  if (!oxp_lx_is_punct(oxp_lx_peek(&c->lx), ')')) {
     for (;;) {
       if (!tensor_arg(c, ty, dims)) return false;
-      lx_tok t = lx_next(&c->lx);
-      if (lx_is_punct(t, ')')) break;
-      if (!lx_is_punct(t, ','))
+      oxp_tok t = oxp_lx_next(&c->lx);
+      if (oxp_lx_is_punct(t, ')')) break;
+      if (!oxp_lx_is_punct(t, ','))
         return oxp_punexpected(c, t, "',' or ')' in the tensor type");
     }
   } else {
-    lx_next(&c->lx);
+    oxp_lx_next(&c->lx);
   }
   /* torch counts elements in int64; a bigger shape is no tensor, and
    * would overflow every later product of its dims. */
@@ -99,8 +99,8 @@ static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
 
 /* Dtype of Float, Long, ... and of FloatTensor-style names; -1 if the
  * name is not a tensor type, 0 for plain Tensor. */
-static int tensor_dtype(lx_tok t) {
-  if (lx_is_word(t, "Tensor")) return 0;
+static int tensor_dtype(oxp_tok t) {
+  if (oxp_lx_is_word(t, "Tensor")) return 0;
   int dt = oxp_dtype_from_torch_name(t.p, t.n);
   if (!dt && t.n > 6 && memcmp(t.p + t.n - 6, "Tensor", 6) == 0)
     dt = oxp_dtype_from_torch_name(t.p, t.n - 6);
@@ -118,17 +118,17 @@ static const struct {
 };
 
 /* Class and other types keep their printed text, Dict(str, Tensor) whole. */
-static oxp_type *other_type(oxp_pctx *c, lx_tok t) {
+static oxp_type *other_type(oxp_pctx *c, oxp_tok t) {
   const char *end = t.p + t.n;
-  if (lx_is_punct(lx_peek(&c->lx), '(')) {
+  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), '(')) {
     int depth = 0;
     do {
-      lx_tok x = lx_next(&c->lx);
+      oxp_tok x = oxp_lx_next(&c->lx);
       if (x.kind == LX_NEWLINE || x.kind == LX_EOF || x.kind == LX_BAD) {
         oxp_punexpected(c, x, "')' to close the type");
         return NULL;
       }
-      depth += lx_is_punct(x, '(') - lx_is_punct(x, ')');
+      depth += oxp_lx_is_punct(x, '(') - oxp_lx_is_punct(x, ')');
       end = x.p + x.n;
     } while (depth > 0);
   }
@@ -138,15 +138,15 @@ static oxp_type *other_type(oxp_pctx *c, lx_tok t) {
   return ty && ty->name ? ty : NULL;
 }
 
-static oxp_type *named_type(oxp_pctx *c, lx_tok t) {
+static oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
   for (size_t i = 0; i < sizeof SCALAR_TYPES / sizeof *SCALAR_TYPES; i++)
-    if (lx_is_word(t, SCALAR_TYPES[i].name))
+    if (oxp_lx_is_word(t, SCALAR_TYPES[i].name))
       return new_type(c, SCALAR_TYPES[i].kind);
   int dt = tensor_dtype(t);
   if (dt < 0) return other_type(c, t);
   oxp_type *ty = oxp_type_tensor(c->a, dt, -1, NULL);
   if (!ty) return oxp_pnomem(c, &t.loc), NULL;
-  if (lx_is_punct(lx_peek(&c->lx), '(') && !tensor_args(c, ty)) return NULL;
+  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), '(') && !tensor_args(c, ty)) return NULL;
   return ty;
 }
 
@@ -154,7 +154,7 @@ static oxp_type *tuple_type(oxp_pctx *c, int depth) {
   oxp_type *ty = new_type(c, OXP_T_TUPLE);
   int cap = 0;
   if (!ty) return NULL;
-  if (lx_is_punct(lx_peek(&c->lx), ')')) return lx_next(&c->lx), ty;
+  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), ')')) return oxp_lx_next(&c->lx), ty;
   for (;;) {
     oxp_type *e = oxp_parse_type(c, depth + 1);
     if (!e) return NULL;
@@ -167,9 +167,9 @@ static oxp_type *tuple_type(oxp_pctx *c, int depth) {
       cap = nc;
     }
     ty->elems[ty->nelems++] = e;
-    lx_tok t = lx_next(&c->lx);
-    if (lx_is_punct(t, ')')) return ty;
-    if (!lx_is_punct(t, ',')) {
+    oxp_tok t = oxp_lx_next(&c->lx);
+    if (oxp_lx_is_punct(t, ')')) return ty;
+    if (!oxp_lx_is_punct(t, ',')) {
       oxp_punexpected(c, t, "',' or ')' in the tuple type");
       return NULL;
     }
@@ -178,21 +178,21 @@ static oxp_type *tuple_type(oxp_pctx *c, int depth) {
 
 /* type := (tuple | name) {'[]' | '?'} */
 oxp_type *oxp_parse_type(oxp_pctx *c, int depth) {
-  lx_tok t = lx_next(&c->lx);
+  oxp_tok t = oxp_lx_next(&c->lx);
   if (depth > MAX_TYPE_DEPTH) {
     oxp_perr(c, &t.loc, "type nested deeper than %d", MAX_TYPE_DEPTH);
     return NULL;
   }
   oxp_type *ty;
-  if (lx_is_punct(t, '(')) ty = tuple_type(c, depth);
+  if (oxp_lx_is_punct(t, '(')) ty = tuple_type(c, depth);
   else if (t.kind == LX_IDENT) ty = named_type(c, t);
   else return oxp_punexpected(c, t, "a type"), NULL;
   for (int n = 0; ty; n++) {
     oxp_lexer save = c->lx;
-    lx_tok s = lx_next(&c->lx);
+    oxp_tok s = oxp_lx_next(&c->lx);
     oxp_kind k;
-    if (lx_is_punct(s, '?')) k = OXP_T_OPTIONAL;
-    else if (lx_is_punct(s, '[') && lx_is_punct(lx_next(&c->lx), ']'))
+    if (oxp_lx_is_punct(s, '?')) k = OXP_T_OPTIONAL;
+    else if (oxp_lx_is_punct(s, '[') && oxp_lx_is_punct(oxp_lx_next(&c->lx), ']'))
       k = OXP_T_LIST;
     else {
       c->lx = save;

@@ -55,30 +55,30 @@ bool oxp_pnomem(oxp_pctx *c, const oxp_loc *loc) {
   return false;
 }
 
-bool oxp_punexpected(oxp_pctx *c, lx_tok t, const char *want) {
+bool oxp_punexpected(oxp_pctx *c, oxp_tok t, const char *want) {
   char b[64];
   if (t.kind == LX_BAD) return oxp_perr(c, &t.loc, "%s", t.err);
   return oxp_perr(c, &t.loc, "expected %s, found %s", want,
-                  lx_describe(t, b, sizeof b));
+                  oxp_lx_describe(t, b, sizeof b));
 }
 
 bool oxp_pexpect(oxp_pctx *c, int p, const char *what) {
-  lx_tok t = lx_next(&c->lx);
-  if (lx_is_punct(t, p)) return true;
+  oxp_tok t = oxp_lx_next(&c->lx);
+  if (oxp_lx_is_punct(t, p)) return true;
   char want[96];
   snprintf(want, sizeof want, "'%c' %s", p, what);
   return oxp_punexpected(c, t, want);
 }
 
 static bool expect_word(parser *p, const char *w, const char *want) {
-  lx_tok t = lx_next(&p->c.lx);
-  return lx_is_word(t, w) || oxp_punexpected(&p->c, t, want);
+  oxp_tok t = oxp_lx_next(&p->c.lx);
+  return oxp_lx_is_word(t, w) || oxp_punexpected(&p->c, t, want);
 }
 
 /* A line may end in a comment; the printer puts source locations there. */
 static bool expect_eol(parser *p, const char *after) {
-  lx_tok t = lx_next(&p->c.lx);
-  if (t.kind == LX_COMMENT) t = lx_next(&p->c.lx);
+  oxp_tok t = oxp_lx_next(&p->c.lx);
+  if (t.kind == LX_COMMENT) t = oxp_lx_next(&p->c.lx);
   if (t.kind == LX_NEWLINE || t.kind == LX_EOF) return true;
   char want[96];
   snprintf(want, sizeof want, "end of line after %s", after);
@@ -87,9 +87,9 @@ static bool expect_eol(parser *p, const char *after) {
 
 static void skip_newlines(parser *p) {
   for (;;) {
-    lx_tok t = lx_peek(&p->c.lx);
+    oxp_tok t = oxp_lx_peek(&p->c.lx);
     if (t.kind != LX_NEWLINE && t.kind != LX_COMMENT) return;
-    lx_next(&p->c.lx);
+    oxp_lx_next(&p->c.lx);
   }
 }
 
@@ -125,7 +125,7 @@ static bool push_scope(parser *p) {
   return true;
 }
 
-static char *tok_str(parser *p, lx_tok t) {
+static char *tok_str(parser *p, oxp_tok t) {
   char *s = oxp_strndup(p->c.a, t.p, t.n);
   if (!s) oxp_pnomem(&p->c, &t.loc);
   return s;
@@ -133,7 +133,7 @@ static char *tok_str(parser *p, lx_tok t) {
 
 /* `%name` that must already be defined. */
 static oxp_value *use(parser *p) {
-  lx_tok t = lx_next(&p->c.lx);
+  oxp_tok t = oxp_lx_next(&p->c.lx);
   if (t.kind != LX_VALUE) {
     oxp_punexpected(&p->c, t, "a value such as '%x'");
     return NULL;
@@ -151,14 +151,14 @@ static bool uses(parser *p, const char *what, void *into,
   char ctx[96];
   snprintf(ctx, sizeof ctx, "before %s", what);
   if (!oxp_pexpect(&p->c, '(', ctx)) return false;
-  if (lx_is_punct(lx_peek(&p->c.lx), ')')) return lx_next(&p->c.lx), true;
+  if (oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ')')) return oxp_lx_next(&p->c.lx), true;
   for (;;) {
     oxp_value *v = use(p);
     if (!v) return false;
     if (!add(into, v)) return oxp_pnomem(&p->c, NULL);
-    lx_tok t = lx_next(&p->c.lx);
-    if (lx_is_punct(t, ')')) return true;
-    if (!lx_is_punct(t, ',')) {
+    oxp_tok t = oxp_lx_next(&p->c.lx);
+    if (oxp_lx_is_punct(t, ')')) return true;
+    if (!oxp_lx_is_punct(t, ',')) {
       snprintf(ctx, sizeof ctx, "',' or ')' in %s", what);
       return oxp_punexpected(&p->c, t, ctx);
     }
@@ -173,15 +173,15 @@ static bool add_block_output(void *b, oxp_value *v) {
 }
 
 /* `%name [: type]`; parse_ir leaves the type out, meaning Tensor. */
-static bool param(parser *p, lx_tok *name, oxp_type **ty) {
-  *name = lx_next(&p->c.lx);
+static bool param(parser *p, oxp_tok *name, oxp_type **ty) {
+  *name = oxp_lx_next(&p->c.lx);
   if (name->kind != LX_VALUE)
     return oxp_punexpected(&p->c, *name, "a value such as '%x'");
-  if (!lx_is_punct(lx_peek(&p->c.lx), ':')) {
+  if (!oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ':')) {
     *ty = oxp_type_tensor(p->c.a, 0, -1, NULL);
     return *ty || oxp_pnomem(&p->c, &name->loc);
   }
-  lx_next(&p->c.lx);
+  oxp_lx_next(&p->c.lx);
   *ty = oxp_parse_type(&p->c, 0);
   return *ty != NULL;
 }
@@ -189,9 +189,9 @@ static bool param(parser *p, lx_tok *name, oxp_type **ty) {
 /* Block or graph parameters up to ')', defined in the current scope. */
 static bool params(parser *p, oxp_block *b, bool multiline) {
   if (multiline) skip_newlines(p);
-  if (lx_is_punct(lx_peek(&p->c.lx), ')')) return lx_next(&p->c.lx), true;
+  if (oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ')')) return oxp_lx_next(&p->c.lx), true;
   for (;;) {
-    lx_tok name;
+    oxp_tok name;
     oxp_type *ty;
     if (!param(p, &name, &ty)) return false;
     char *s = tok_str(p, name);
@@ -199,9 +199,9 @@ static bool params(parser *p, oxp_block *b, bool multiline) {
     if (!v) return oxp_pnomem(&p->c, &name.loc);
     if (!define(p, v, name.loc)) return false;
     if (multiline) skip_newlines(p);
-    lx_tok t = lx_next(&p->c.lx);
-    if (lx_is_punct(t, ')')) return true;
-    if (!lx_is_punct(t, ','))
+    oxp_tok t = oxp_lx_next(&p->c.lx);
+    if (oxp_lx_is_punct(t, ')')) return true;
+    if (!oxp_lx_is_punct(t, ','))
       return oxp_punexpected(&p->c, t, multiline ? "',' or ')' after a graph input"
                                             : "',' or ')' after a block "
                                               "parameter");
@@ -214,7 +214,7 @@ static bool params(parser *p, oxp_block *b, bool multiline) {
 static bool body(parser *p, oxp_block *b, int depth);
 
 static bool block(parser *p, oxp_node *n, int depth) {
-  lx_next(&p->c.lx); /* blockN */
+  oxp_lx_next(&p->c.lx); /* blockN */
   oxp_block *b = oxp_node_add_block(n);
   if (!b) return oxp_pnomem(&p->c, NULL);
   scope *outer = p->sc;
@@ -224,7 +224,7 @@ static bool block(parser *p, oxp_node *n, int depth) {
       !oxp_pexpect(&p->c, ':', "after the block parameters") ||
       !expect_eol(p, "the block header") || !body(p, b, depth))
     return false;
-  lx_next(&p->c.lx); /* -> */
+  oxp_lx_next(&p->c.lx); /* -> */
   if (!uses(p, "the block outputs", b, add_block_output) ||
       !expect_eol(p, "the block outputs"))
     return false;
@@ -232,7 +232,7 @@ static bool block(parser *p, oxp_node *n, int depth) {
   return true;
 }
 
-static bool is_block_header(lx_tok t) {
+static bool is_block_header(oxp_tok t) {
   if (t.kind != LX_IDENT || t.n < 6 || memcmp(t.p, "block", 5) != 0)
     return false;
   for (size_t i = 5; i < t.n; i++)
@@ -241,7 +241,7 @@ static bool is_block_header(lx_tok t) {
 }
 
 /* "aten::add.Tensor" -> kind "aten::add", overload "Tensor". */
-static bool op_kind(parser *p, oxp_node *n, lx_tok t) {
+static bool op_kind(parser *p, oxp_node *n, oxp_tok t) {
   const char *sep = NULL;
   for (size_t i = 0; i + 1 < t.n; i++)
     if (t.p[i] == ':' && t.p[i + 1] == ':') sep = t.p + i;
@@ -256,23 +256,23 @@ static bool op_kind(parser *p, oxp_node *n, lx_tok t) {
 /* `^Name[attrs](scalar args)(inputs)`: an autograd Function the tracer
  * recorded. The scalar arguments are Python objects; their text is kept. */
 static bool python_op(parser *p, oxp_node *n, const oxp_type *decl) {
-  lx_tok name = lx_next(&p->c.lx);
+  oxp_tok name = oxp_lx_next(&p->c.lx);
   if (name.kind != LX_IDENT)
     return oxp_punexpected(&p->c, name, "a Python function name after '^'");
   n->kind = "prim::PythonOp";
   char *s = tok_str(p, name);
   if (!s) return false;
   oxp_attr_set_s(n, "pyname", s);
-  if (lx_is_punct(lx_peek(&p->c.lx), '[') && !oxp_parse_attrs(&p->c, n, decl))
+  if (oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), '[') && !oxp_parse_attrs(&p->c, n, decl))
     return false;
-  lx_tok open = lx_next(&p->c.lx), last = open;
-  if (!lx_is_punct(open, '('))
+  oxp_tok open = oxp_lx_next(&p->c.lx), last = open;
+  if (!oxp_lx_is_punct(open, '('))
     return oxp_punexpected(&p->c, open, "'(' before the Python op's arguments");
   for (int depth = 1; depth > 0;) {
-    last = lx_next(&p->c.lx);
+    last = oxp_lx_next(&p->c.lx);
     if (last.kind == LX_NEWLINE || last.kind == LX_EOF || last.kind == LX_BAD)
       return oxp_punexpected(&p->c, last, "')' after the Python op's arguments");
-    depth += lx_is_punct(last, '(') - lx_is_punct(last, ')');
+    depth += oxp_lx_is_punct(last, '(') - oxp_lx_is_punct(last, ')');
   }
   char *args = oxp_strndup(p->c.a, open.p + 1, (size_t)(last.p - open.p - 1));
   if (!args) return oxp_pnomem(&p->c, &open.loc);
@@ -283,30 +283,30 @@ static bool python_op(parser *p, oxp_node *n, const oxp_type *decl) {
 /* The part of a node line after its outputs: kind, attributes, inputs,
  * scope and source comment. */
 static bool node_rest(parser *p, oxp_node *n, const oxp_type *decl) {
-  lx_tok t = lx_next(&p->c.lx);
-  if (lx_is_punct(t, '^')) {
+  oxp_tok t = oxp_lx_next(&p->c.lx);
+  if (oxp_lx_is_punct(t, '^')) {
     if (!python_op(p, n, decl)) return false;
   } else if (t.kind != LX_IDENT) {
     return oxp_punexpected(&p->c, t, "an operator such as 'aten::add'");
   } else if (!op_kind(p, n, t) ||
-             (lx_is_punct(lx_peek(&p->c.lx), '[') &&
+             (oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), '[') &&
               !oxp_parse_attrs(&p->c, n, decl))) {
     return false;
   }
   if (!uses(p, "the node's inputs", n, add_node_input)) return false;
-  if (lx_is_punct(lx_peek(&p->c.lx), ',')) {
-    lx_next(&p->c.lx);
+  if (oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ',')) {
+    oxp_lx_next(&p->c.lx);
     size_t len;
     if (!expect_word(p, "scope", "'scope:' after ','") ||
         !oxp_pexpect(&p->c, ':', "after 'scope'"))
       return false;
-    const char *s = lx_raw_until_comment(&p->c.lx, &len);
+    const char *s = oxp_lx_raw_until_comment(&p->c.lx, &len);
     if (!(n->scope = oxp_strndup(p->c.a, s, len)))
       return oxp_pnomem(&p->c, NULL);
   }
-  t = lx_peek(&p->c.lx);
+  t = oxp_lx_peek(&p->c.lx);
   if (t.kind == LX_COMMENT) {
-    lx_next(&p->c.lx);
+    oxp_lx_next(&p->c.lx);
     if (!(n->source = oxp_strndup(p->c.a, t.p, t.n)))
       return oxp_pnomem(&p->c, &t.loc);
   }
@@ -314,7 +314,7 @@ static bool node_rest(parser *p, oxp_node *n, const oxp_type *decl) {
 }
 
 typedef struct {
-  lx_tok name;
+  oxp_tok name;
   oxp_type *type;
 } out_decl;
 
@@ -322,7 +322,7 @@ typedef struct {
 static int node_outputs(parser *p, out_decl **outs) {
   int n = 0, cap = 0;
   *outs = NULL;
-  if (lx_peek(&p->c.lx).kind == LX_VALUE) {
+  if (oxp_lx_peek(&p->c.lx).kind == LX_VALUE) {
     for (;;) {
       if (n == cap) {
         int nc = cap ? cap * 2 : 4;
@@ -334,8 +334,8 @@ static int node_outputs(parser *p, out_decl **outs) {
       }
       if (!param(p, &(*outs)[n].name, &(*outs)[n].type)) return -1;
       n++;
-      if (!lx_is_punct(lx_peek(&p->c.lx), ',')) break;
-      lx_next(&p->c.lx);
+      if (!oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ',')) break;
+      oxp_lx_next(&p->c.lx);
     }
   }
   if (!oxp_pexpect(&p->c, '=', n ? "after the node's outputs"
@@ -345,11 +345,11 @@ static int node_outputs(parser *p, out_decl **outs) {
 }
 
 static bool node(parser *p, oxp_block *b, int depth) {
-  oxp_loc at = lx_here(&p->c.lx);
+  oxp_loc at = oxp_lx_here(&p->c.lx);
   out_decl *outs;
   int nout = node_outputs(p, &outs);
   if (nout < 0) return false;
-  if (nout == 0) at = lx_here(&p->c.lx);
+  if (nout == 0) at = oxp_lx_here(&p->c.lx);
   oxp_node *n = oxp_node_new(p->g, "", nout);
   if (!n) return oxp_pnomem(&p->c, &at);
   n->loc = at;
@@ -359,7 +359,7 @@ static bool node(parser *p, oxp_block *b, int depth) {
   }
   if (!node_rest(p, n, nout ? outs[0].type : NULL)) return false;
   oxp_block_append(b, n);
-  while (is_block_header(lx_peek(&p->c.lx)))
+  while (is_block_header(oxp_lx_peek(&p->c.lx)))
     if (!block(p, n, depth + 1)) return false;
   /* Defined after the blocks: they cannot see the node's own outputs. */
   for (int i = 0; i < nout; i++)
@@ -370,14 +370,14 @@ static bool node(parser *p, oxp_block *b, int depth) {
 /* Nodes up to 'return' (top block) or '->' (nested blocks). */
 static bool body(parser *p, oxp_block *b, int depth) {
   if (depth > MAX_BLOCK_DEPTH) {
-    oxp_loc at = lx_here(&p->c.lx);
+    oxp_loc at = oxp_lx_here(&p->c.lx);
     return oxp_perr(&p->c, &at, "blocks nested deeper than %d",
                     MAX_BLOCK_DEPTH);
   }
   for (;;) {
     skip_newlines(p);
-    lx_tok t = lx_peek(&p->c.lx);
-    if (depth == 0 && lx_is_word(t, "return")) return true;
+    oxp_tok t = oxp_lx_peek(&p->c.lx);
+    if (depth == 0 && oxp_lx_is_word(t, "return")) return true;
     if (depth > 0 && t.kind == LX_ARROW) return true;
     if (t.kind == LX_EOF)
       return oxp_perr(&p->c, &t.loc, "expected %s before end of input",
@@ -394,12 +394,12 @@ static bool graph(parser *p) {
       !oxp_pexpect(&p->c, ':', "after the graph inputs") ||
       !expect_eol(p, "the graph header") || !body(p, p->g->top, 0))
     return false;
-  lx_next(&p->c.lx); /* return */
+  oxp_lx_next(&p->c.lx); /* return */
   if (!uses(p, "the returned values", p->g->top, add_block_output) ||
       !expect_eol(p, "the return"))
     return false;
   skip_newlines(p);
-  lx_tok t = lx_next(&p->c.lx);
+  oxp_tok t = oxp_lx_next(&p->c.lx);
   return t.kind == LX_EOF || oxp_punexpected(&p->c, t, "end of input after return");
 }
 
@@ -407,7 +407,7 @@ oxp_status oxp_parse_ir(oxp_arena *a, const char *file, const char *text,
                         size_t len, oxp_graph **out, oxp_diag *d) {
   *out = NULL;
   parser p = {{.a = a, .d = d}, NULL, NULL};
-  lx_init(&p.c.lx, file, text ? text : "", text ? len : 0);
+  oxp_lx_init(&p.c.lx, file, text ? text : "", text ? len : 0);
   if (!(p.g = oxp_graph_new(a, file)) || !push_scope(&p))
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   if (!graph(&p)) return p.c.st ? p.c.st : OXP_ERR_INTERNAL;
