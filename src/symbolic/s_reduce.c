@@ -21,9 +21,10 @@ static int order_dtype(oxp_sctx *c, int dt) {
   return dt;
 }
 
-/* sum/mean(x, dtype) over everything, or (x, dims, keepdim, dtype); an
- * empty dim list reduces everything too. */
-static oxp_status sum_mean(oxp_sctx *c, oxp_node *n, const char *op) {
+/* sum/mean/prod(x, dtype) over everything, or (x, dims, keepdim, dtype);
+ * an empty dim list reduces everything too. prod takes one dim at most. */
+static oxp_status reduce_dims(oxp_sctx *c, oxp_node *n, const char *op,
+                              bool many_dims) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x) return oxp_sym_status(c);
   int64_t *dims = NULL;
@@ -31,7 +32,7 @@ static oxp_status sum_mean(oxp_sctx *c, oxp_node *n, const char *op) {
   bool keep = false;
   int i_dtype = 1;
   if (n->ninputs >= 4) {
-    if (!oxp_m_dims(c, n, 1, x, true, &dims, &k)) return oxp_sym_status(c);
+    if (!oxp_m_dims(c, n, 1, x, many_dims, &dims, &k)) return oxp_sym_status(c);
     if (!oxp_sym_bool(n, 2, &keep))
       return oxp_sym_unsupported(c, "a runtime keepdim");
     i_dtype = 3;
@@ -41,27 +42,9 @@ static oxp_status sum_mean(oxp_sctx *c, oxp_node *n, const char *op) {
   return oxp_m_set_out(c, n, 0, oxp_sym_reduce(c, op, x, dims, k, keep));
 }
 
-oxp_status oxp_s_mean(oxp_sctx *c, oxp_node *n) { return sum_mean(c, n, "ReduceMean"); }
-oxp_status oxp_s_sum(oxp_sctx *c, oxp_node *n) { return sum_mean(c, n, "ReduceSum"); }
-
-/* prod(x, dtype) or prod(x, dim, keepdim, dtype): one dim at most. */
-oxp_status oxp_s_prod(oxp_sctx *c, oxp_node *n) {
-  oxp_value *x = oxp_sym_in(c, n, 0);
-  if (!x) return oxp_sym_status(c);
-  int64_t *dims = NULL;
-  int k = 0;
-  bool keep = false;
-  int i_dtype = 1;
-  if (n->ninputs >= 4) {
-    if (!oxp_m_dims(c, n, 1, x, false, &dims, &k)) return oxp_sym_status(c);
-    if (!oxp_sym_bool(n, 2, &keep))
-      return oxp_sym_unsupported(c, "a runtime keepdim");
-    i_dtype = 3;
-  }
-  if (!oxp_m_dtype_arg(c, n, i_dtype, &x)) return oxp_sym_status(c);
-  x = to_out(c, n, 0, x);
-  return oxp_m_set_out(c, n, 0, oxp_sym_reduce(c, "ReduceProd", x, dims, k, keep));
-}
+oxp_status oxp_s_mean(oxp_sctx *c, oxp_node *n) { return reduce_dims(c, n, "ReduceMean", true); }
+oxp_status oxp_s_sum(oxp_sctx *c, oxp_node *n) { return reduce_dims(c, n, "ReduceSum", true); }
+oxp_status oxp_s_prod(oxp_sctx *c, oxp_node *n) { return reduce_dims(c, n, "ReduceProd", false); }
 
 /* Max or min of x over dims, in x's own dtype. */
 static oxp_value *order_reduce(oxp_sctx *c, bool is_max, oxp_value *x,
