@@ -142,6 +142,28 @@ START_TEST(dedup_then_cse) {
 }
 END_TEST
 
+/* The sampled hash must not stand in for the comparison: big tensors
+ * that differ only between the sampled slices stay apart, equal ones
+ * merge. */
+START_TEST(dedup_compares_big_tensors_in_full) {
+  enum { N = 64 * 1024 };
+  static float a[N], b[N], e[N];
+  for (int i = 0; i < N; i++) a[i] = b[i] = e[i] = (float)(i % 97);
+  b[1044] = -1; /* byte 4176: past the first 4 KiB and the first slice */
+  const int64_t dims[1] = {N}, xd[1] = {N};
+  oxp_value *x = in_val("x", OXP_DT_FLOAT, 1, xd, NULL);
+  oxp_node *p = op("Add", "p", x, weight("wa", 1, dims, a), NULL);
+  oxp_node *q = op("Add", "q", out0(p), weight("wb", 1, dims, b), NULL);
+  oxp_node *r = op("Add", "r", out0(q), weight("we", 1, dims, e), NULL);
+  oxp_block_add_output(G->top, out0(r));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  P = pu_pass(&o, &d);
+  ck_assert_int_eq(oxp_dedup_inits(&P), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Add(x,wa)->p; Add(p,wb)->q; Add(q,wa)->r");
+}
+END_TEST
+
 /* cross_entropy lowered as NLL(LogSoftmax(x)): one SoftmaxCrossEntropyLoss,
  * and the LogSoftmax goes once nothing else reads it. */
 START_TEST(nll_of_log_softmax_becomes_sce) {
@@ -176,6 +198,7 @@ int main(void) {
   tcase_add_test(t, conv_batchnorm_folds);
   tcase_add_test(t, training_mode_keeps_batchnorm);
   tcase_add_test(t, dedup_then_cse);
+  tcase_add_test(t, dedup_compares_big_tensors_in_full);
   tcase_add_test(t, nll_of_log_softmax_becomes_sce);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);

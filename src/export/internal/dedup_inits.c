@@ -1,9 +1,13 @@
 /* dedup_inits.c: initializers with the same dtype, shape and bytes become
  * one. Candidates are sorted by (bytes, dtype) so only tensors of equal
- * size are ever hashed or compared; the hash (FNV-1a over the bytes)
- * keeps the comparison of equal-sized groups linear in practice. The
- * survivor is the first in graph order, so weight inputs (named
- * parameters) win over anonymous constants and results are stable. */
+ * size are ever hashed or compared. The hash reads a bounded sample of
+ * each tensor (its ends and evenly spread slices), not all of it: weights
+ * live in the memory-mapped sidecar, and reading every byte of a
+ * multi-gigabyte model would fault it all into memory for a pass that
+ * almost never finds anything. Only tensors whose samples agree are
+ * compared in full. The survivor is the first in graph order, so weight
+ * inputs (named parameters) win over anonymous constants and results are
+ * stable. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,13 +28,27 @@ static int by_size(const void *a, const void *b) {
   return x->order - y->order;
 }
 
-static uint64_t fnv(const oxp_tensor *t) {
+static uint64_t fnv_bytes(uint64_t h, const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+enum { SAMPLE_END = 4096, SAMPLE_SLICES = 32, SAMPLE_SLICE = 64 };
+
+/* FNV-1a over the shape, the first and last 4 KiB and 32 slices between:
+ * at most about 10 KiB of any tensor, whatever its size. */
+static uint64_t sample_hash(const oxp_tensor *t) {
   uint64_t h = 1469598103934665603ull;
-  const unsigned char *p = t->data;
-  for (size_t i = 0; i < t->nbytes; i++) h = (h ^ p[i]) * 1099511628211ull;
   h = (h ^ (uint64_t)t->rank) * 1099511628211ull;
   for (int i = 0; i < t->rank; i++) h = (h ^ (uint64_t)t->dims[i]) * 1099511628211ull;
-  return h;
+  const unsigned char *p = t->data;
+  size_t n = t->nbytes;
+  if (n <= 2 * SAMPLE_END + SAMPLE_SLICES * SAMPLE_SLICE) return fnv_bytes(h, p, n);
+  h = fnv_bytes(h, p, SAMPLE_END);
+  size_t step = (n - 2 * SAMPLE_END) / SAMPLE_SLICES;
+  for (size_t k = 0; k < SAMPLE_SLICES; k++)
+    h = fnv_bytes(h, p + SAMPLE_END + k * step, SAMPLE_SLICE);
+  return fnv_bytes(h, p + n - SAMPLE_END, SAMPLE_END);
 }
 
 static bool same(const oxp_tensor *a, const oxp_tensor *b) {
@@ -66,7 +84,7 @@ oxp_status oxp_dedup_inits(oxp_pass *p) {
            c[j].v->init->dtype == c[i].v->init->dtype)
       j++;
     if (j - i > 1) {
-      for (int k = i; k < j; k++) c[k].hash = fnv(c[k].v->init);
+      for (int k = i; k < j; k++) c[k].hash = sample_hash(c[k].v->init);
       qsort(c + i, (size_t)(j - i), sizeof *c, by_size);
       for (int k = i; k < j; k++) {
         if (!c[k].v) continue;
