@@ -102,7 +102,14 @@ static oxp_status fold_node(oxp_pass *p, oxp_node *n, oxp_tensor **t) {
     in[i] = v ? v->init : NULL;
     any |= v != NULL;
   }
-  return any ? oxp_fold_eval(p, n, in, t) : OXP_OK;
+  if (!any) return OXP_OK;
+  oxp_status st = oxp_fold_eval(p, n, in, t);
+  /* A folded weight (a Linear's Transpose, say) was read page by page from
+   * the sidecar's mapping; drop those pages now, so resident memory holds
+   * the folded copies, not the copies and their sources. */
+  for (int i = 0; !st && *t && i < n->ninputs; i++)
+    if (in[i] && in[i]->nbytes >= OXP_FOLD_LIMIT) oxp_tensor_release(in[i]);
+  return st;
 }
 
 static oxp_status fold_block(oxp_pass *p, oxp_block *b) {

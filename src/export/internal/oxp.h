@@ -194,6 +194,10 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
 oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
                              const int64_t *dims);
 int64_t oxp_tensor_numel(const oxp_tensor *t); /* INT64_MAX past int64 */
+/* Gives back the resident pages of a tensor that lives in a read-only
+ * file mapping (src_path set): they come back from the file if read
+ * again. A no-op for memory-only tensors. */
+void oxp_tensor_release(const oxp_tensor *t);
 /* Element i as a double / int64 (any numeric dtype). */
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);

@@ -1,6 +1,8 @@
 /* types.c: value types and dense tensors. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "oxp.h"
 
@@ -146,6 +148,15 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
   t->data = data;
   t->nbytes = nbytes;
   return t;
+}
+
+void oxp_tensor_release(const oxp_tensor *t) {
+  if (!t || !t->src_path || !t->data || !t->nbytes) return;
+  /* Only whole pages inside the tensor: neighbours may be in use. */
+  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t lo = ((uintptr_t)t->data + pg - 1) & ~(pg - 1);
+  uintptr_t hi = ((uintptr_t)t->data + t->nbytes) & ~(pg - 1);
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 int64_t oxp_tensor_numel(const oxp_tensor *t) {
