@@ -632,8 +632,7 @@ def output_mode_follows_umask_restrictive(d):
         assert mode & 0o600 == 0o600, "umask %03o gave mode %03o" % (um, mode)
 
 
-@known_bug("write.c creates the model with 0644 & ~umask instead of 0666 & ~umask: "
-           "umask 002 gives 0644, not 0664 as open(2)/creat(2)-made files get")
+@test
 def output_mode_follows_umask_permissive(d):
     ir = mlp(d)
     for um in [0o002, 0o000]:

@@ -325,7 +325,7 @@ START_TEST(file_mode_replaces_both_files) {
   struct stat sb;
   stat(path_in("m.onnx.data"), &sb);
   ck_assert_int_eq(sb.st_size, 4096 * 4);
-  ck_assert_int_eq(sb.st_mode & 0777, 0644 & ~(mode_t)umask(022));
+  ck_assert_int_eq(sb.st_mode & 0777, 0666 & ~(mode_t)umask(022));
 }
 END_TEST
 

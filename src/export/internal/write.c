@@ -312,7 +312,8 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
                   .path = path, .fmap = fmap, .prog = prog};
     st = oxp_ser_pack(m, size, &fs.base, d);
   }
-  mode_t mode = 0644 & ~current_umask();
+  /* What open(2) with 0666 would give: the umask decides. */
+  mode_t mode = 0666 & ~current_umask();
   if (!st && w.have_data) st = tmp_seal(&w.data, mode, d);
   if (!st) st = tmp_seal(&model, mode, d);
   if (!st) st = commit(&model, w.have_data ? &w.data : NULL, d);
