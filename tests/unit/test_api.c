@@ -1,6 +1,7 @@
 /* test_api.c: the public C API (libonnxexp), every entry point and its
  * error paths, through the installed headers only. */
 #include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1002,9 +1003,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(suite());
 }

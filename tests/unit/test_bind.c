@@ -2,6 +2,7 @@
  * API, as the parser would build it for `graph(%x : Float(1, 4),
  * %fc.weight : Float(3, 4), %fc.bias : Float(3)): ...`. */
 #include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,9 +384,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return oxp_check_run(suite());
 }

@@ -1,4 +1,5 @@
 /* test_const_fold.c: constant folding (const_fold.c, fold_eval.c). */
+#include "check_main.h"
 #include "pass_util.h"
 
 static oxp_status fold(oxp_options *o, oxp_diag *d) {
@@ -156,9 +157,5 @@ int main(void) {
   tcase_add_test(t, overridable_weights_do_not_fold);
   tcase_add_test(t, slice_gather_where_evaluate);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(s);
 }

@@ -3,6 +3,7 @@
  * subgraphs. Each test parses a small TorchScript graph, lowers it with
  * oxp_lower and inspects the ONNX graph. */
 #include <check.h>
+#include "check_main.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -498,9 +499,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(suite());
 }

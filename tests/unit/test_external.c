@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #endif
 #include <check.h>
+#include "check_main.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -631,9 +632,5 @@ Suite *external_suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(external_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return oxp_check_run(external_suite());
 }

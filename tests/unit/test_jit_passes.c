@@ -1,5 +1,6 @@
 /* test_jit_passes.c: the TorchScript-level passes (jit_*.c,
  * type_promotion.c) on parsed IR text. */
+#include "check_main.h"
 #include "pass_util.h"
 
 static const char *ts_str(void) { return pu_str(G->top); }
@@ -210,9 +211,5 @@ int main(void) {
   tcase_add_test(t, len_of_mutated_list_stays);
   tcase_add_test(t, list_delete_is_kept);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(s);
 }

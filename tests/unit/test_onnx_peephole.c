@@ -2,6 +2,7 @@
  * initializer dedup (dedup_inits.c) and CSE (onnx_cse.c). */
 #include <math.h>
 
+#include "check_main.h"
 #include "pass_util.h"
 
 static oxp_pass P;
@@ -201,9 +202,5 @@ int main(void) {
   tcase_add_test(t, dedup_compares_big_tensors_in_full);
   tcase_add_test(t, nll_of_log_softmax_becomes_sce);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(s);
 }

@@ -3,6 +3,7 @@
  * Inputs are copied so that they end exactly at an unmapped page and carry
  * no NUL, so any read past `len` faults even without a sanitizer. */
 #include <check.h>
+#include "check_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -937,9 +938,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return oxp_check_run(suite());
 }

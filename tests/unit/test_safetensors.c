@@ -2,6 +2,7 @@
  * written into a fresh temp directory by each test, so every case states
  * its exact bytes. */
 #include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -522,9 +523,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return oxp_check_run(suite());
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include <check.h>
+#include "check_main.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1129,9 +1130,5 @@ static Suite *serialize_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(serialize_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return oxp_check_run(serialize_suite());
 }

@@ -1,5 +1,6 @@
 /* test_shape_infer.c: ONNX shape/type inference (shape_infer.c,
  * shape_rules.c, broadcast.c) on small hand-built graphs. */
+#include "check_main.h"
 #include "pass_util.h"
 
 static oxp_status infer(oxp_options *o, oxp_diag *d) {
@@ -196,9 +197,5 @@ int main(void) {
   tcase_add_test(t, unknown_op_keeps_traced_type);
   tcase_add_test(t, result_type_follows_torch);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(s);
 }

@@ -2,6 +2,7 @@
  * for the inputs fuzzing found (tests/fuzz): shapes whose element count
  * passes int64, and float-to-int conversions of inf and nan. */
 #include <check.h>
+#include "check_main.h"
 #include <math.h>
 #include <stdint.h>
 
@@ -62,9 +63,5 @@ int main(void) {
   tcase_add_test(tc, tensor_get_i_of_inf_is_defined);
   tcase_add_test(tc, numel_past_int64);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return oxp_check_run(s);
 }
