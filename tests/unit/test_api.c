@@ -126,6 +126,94 @@ static int has_op(const unsigned char *buf, size_t len, const char *op) {
                   onnxexp_diag_message(D), substr);                          \
   } while (0)
 
+/* A 3-D linear (its weight Transpose folds) and a train-mode dropout. */
+static const char OPTIONS_IR[] =
+    "graph(%x : Float(2, 5, 4, strides=[20, 4, 1], requires_grad=0, device=cpu),\n"
+    "      %fc.weight : Float(3, 4, strides=[4, 1], requires_grad=1, device=cpu),\n"
+    "      %fc.bias : Float(3, strides=[1], requires_grad=1, device=cpu)):\n"
+    "  %y : Float(2, 5, 3, strides=[15, 3, 1], requires_grad=1, device=cpu) = aten::linear(%x, %fc.weight, %fc.bias)\n"
+    "  %p : float = prim::Constant[value=0.5]()\n"
+    "  %t : bool = prim::Constant[value=1]()\n"
+    "  %z : Float(2, 5, 3, strides=[15, 3, 1], requires_grad=1, device=cpu) = aten::dropout(%y, %p, %t)\n"
+    "  return (%z)\n";
+
+/* Exports OPTIONS_IR with o (weights from memory) and returns its info. */
+static onnxexp_model_info *options_export(onnxexp_options *o) {
+  size_t wl, len;
+  unsigned char *w = weights(&wl);
+  o->weights_data = w;
+  o->weights_size = wl;
+  unsigned char *buf = text_to_buf(OPTIONS_IR, o, &len);
+  onnxexp_model_info *m;
+  ck_assert_int_eq(onnxexp_check_model(buf, len, &m, D), ONNXEXP_OK);
+  onnxexp_free(buf);
+  free(w);
+  return m;
+}
+
+static int info_has_op(const onnxexp_model_info *m, const char *op) {
+  for (int i = 0; i < onnxexp_model_info_num_nodes(m); i++)
+    if (strcmp(onnxexp_model_info_node_op(m, i), op) == 0) return 1;
+  return 0;
+}
+
+/* Every export option set through the C API shows in the model, as the
+ * same CLI flag does. */
+START_TEST(every_option_takes_effect) {
+  onnxexp_options o = opts();
+  onnxexp_model_info *m = options_export(&o);
+  ck_assert_int_eq(onnxexp_model_info_num_inputs(m), 1);
+  ck_assert_int_eq(onnxexp_model_info_num_initializers(m) > 0, 1);
+  ck_assert_int_eq(info_has_op(m, "Transpose"), 0); /* folded */
+  ck_assert_int_eq(info_has_op(m, "Dropout"), 0);   /* eval */
+  ck_assert_int_eq(onnxexp_model_info_opset(m, ""), 17);
+  onnxexp_model_info_free(m);
+
+  o = opts(); o.do_constant_folding = 0;
+  m = options_export(&o);
+  ck_assert_int_eq(info_has_op(m, "Transpose"), 1);
+  onnxexp_model_info_free(m);
+
+  o = opts(); o.training = ONNXEXP_TRAINING_TRAIN; o.opset_version = 13;
+  m = options_export(&o);
+  ck_assert_int_eq(info_has_op(m, "Dropout"), 1);
+  ck_assert_int_eq(onnxexp_model_info_opset(m, ""), 13);
+  onnxexp_model_info_free(m);
+
+  o = opts(); o.export_params = 0;
+  m = options_export(&o);
+  ck_assert_int_eq(onnxexp_model_info_num_initializers(m), 0);
+  ck_assert_int_eq(onnxexp_model_info_num_inputs(m), 3);
+  ck_assert_str_eq(onnxexp_model_info_input(m, 1), "fc.weight");
+  onnxexp_model_info_free(m);
+
+  o = opts(); o.keep_initializers_as_inputs = 1;
+  m = options_export(&o);
+  ck_assert_int_eq(onnxexp_model_info_num_inputs(m), 3);
+  onnxexp_model_info_free(m);
+
+  const char *in_names[] = {"input"}, *out_names[] = {"logits"};
+  o = opts(); o.input_names = in_names; o.n_input_names = 1;
+  o.output_names = out_names; o.n_output_names = 1;
+  m = options_export(&o);
+  ck_assert_str_eq(onnxexp_model_info_input(m, 0), "input");
+  ck_assert_str_eq(onnxexp_model_info_output(m, 0), "logits");
+  onnxexp_model_info_free(m);
+
+  o = opts(); o.operator_export_type = ONNXEXP_OPERATOR_EXPORT_ONNX_ATEN;
+  m = options_export(&o);
+  ck_assert_int_eq(info_has_op(m, "ATen"), 1);
+  ck_assert_int_eq(onnxexp_model_info_opset(m, "org.pytorch.aten") >= 1, 1);
+  onnxexp_model_info_free(m);
+
+  const onnxexp_custom_opset cu[] = {{"my.domain", 3}};
+  o = opts(); o.custom_opsets = cu; o.n_custom_opsets = 1;
+  m = options_export(&o);
+  ck_assert_int_eq(onnxexp_model_info_opset(m, "my.domain"), 3);
+  onnxexp_model_info_free(m);
+}
+END_TEST
+
 /* ---- version, diag, options ---------------------------------------------- */
 
 START_TEST(version_matches_headers) {
@@ -984,6 +1072,7 @@ static Suite *suite(void) {
   tcase_add_test(t, diag_accessors_and_null);
   tcase_add_test(t, options_init_checks_size);
   tcase_add_test(t, bad_option_values);
+  tcase_add_test(t, every_option_takes_effect);
   tcase_add_test(t, null_arguments_are_usage_errors);
   tcase_add_test(t, export_text_to_buffer_is_a_model);
   tcase_add_test(t, every_source_and_destination_agree);
