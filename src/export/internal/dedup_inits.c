@@ -84,12 +84,20 @@ oxp_status oxp_dedup_inits(oxp_pass *p) {
            c[j].v->init->dtype == c[i].v->init->dtype)
       j++;
     if (j - i > 1) {
-      for (int k = i; k < j; k++) c[k].hash = sample_hash(c[k].v->init);
+      for (int k = i; k < j; k++) {
+        c[k].hash = sample_hash(c[k].v->init);
+        /* Even a sample maps whole (possibly huge) page-cache folios of
+         * the sidecar; give them back before the next tensor. */
+        oxp_tensor_release(c[k].v->init);
+      }
       qsort(c + i, (size_t)(j - i), sizeof *c, by_size);
       for (int k = i; k < j; k++) {
         if (!c[k].v) continue;
         for (int m = k + 1; m < j && c[m].hash == c[k].hash; m++) {
-          if (!c[m].v || !same(c[k].v->init, c[m].v->init)) continue;
+          if (!c[m].v) continue;
+          bool dup = same(c[k].v->init, c[m].v->init);
+          oxp_tensor_release(c[m].v->init);
+          if (!dup) continue;
           oxp_value_replace_uses(c[m].v, c[k].v);
           c[m].v = NULL;
         }
