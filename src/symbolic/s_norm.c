@@ -76,19 +76,39 @@ static oxp_status emit_bn(oxp_sctx *c, oxp_node *n, oxp_value *const in[5],
   return oxp_sym_set_out(c, n, 0, bn->outputs[0]);
 }
 
+/* What batch_norm and instance_norm share: (input, weight, bias,
+ * running_mean, running_var, <flag>, momentum, eps, cudnn_enabled). */
+typedef struct {
+  oxp_value *x;
+  bool flag;
+  double momentum, eps;
+  int64_t ch;
+  int dt;
+} norm_args;
+
+static bool read_norm_args(oxp_sctx *c, oxp_node *n, bool flag_default,
+                           norm_args *a) {
+  static const int pi[4] = {1, 2, 3, 4};
+  a->x = oxp_sym_in(c, n, 0);
+  if (!a->x || !oxp_nn_bool_arg(c, n, 5, flag_default, &a->flag) ||
+      !oxp_nn_float_arg(c, n, 6, 0.1, &a->momentum) ||
+      !oxp_nn_float_arg(c, n, 7, 1e-5, &a->eps))
+    return false;
+  a->ch = channels(n, a->x, pi, 4);
+  a->dt = oxp_nn_dtype(a->x);
+  return true;
+}
+
 /* batch_norm(input, weight, bias, running_mean, running_var, training,
  *            momentum, eps, cudnn_enabled) */
 oxp_status oxp_s_batch_norm(oxp_sctx *c, oxp_node *n) {
-  oxp_value *x = oxp_sym_in(c, n, 0);
-  bool training;
-  double momentum, eps;
-  if (!x || !oxp_nn_bool_arg(c, n, 5, false, &training) ||
-      !oxp_nn_float_arg(c, n, 6, 0.1, &momentum) ||
-      !oxp_nn_float_arg(c, n, 7, 1e-5, &eps))
-    return oxp_sym_status(c);
-  static const int pi[4] = {1, 2, 3, 4};
-  int64_t ch = channels(n, x, pi, 4);
-  int dt = oxp_nn_dtype(x);
+  norm_args a;
+  if (!read_norm_args(c, n, false, &a)) return oxp_sym_status(c);
+  oxp_value *x = a.x;
+  bool training = a.flag;
+  double momentum = a.momentum, eps = a.eps;
+  int64_t ch = a.ch;
+  int dt = a.dt;
   oxp_value *in[5] = {x, param(c, n, 1, ch, 1, dt), param(c, n, 2, ch, 0, dt),
                       NULL, NULL};
   bool no_stats = oxp_sym_is_none(n, 3) || oxp_sym_is_none(n, 4);
@@ -105,16 +125,13 @@ oxp_status oxp_s_batch_norm(oxp_sctx *c, oxp_node *n) {
 /* instance_norm(input, weight, bias, running_mean, running_var,
  *               use_input_stats, momentum, eps, cudnn_enabled) */
 oxp_status oxp_s_instance_norm(oxp_sctx *c, oxp_node *n) {
-  oxp_value *x = oxp_sym_in(c, n, 0);
-  bool use_input;
-  double momentum, eps;
-  if (!x || !oxp_nn_bool_arg(c, n, 5, true, &use_input) ||
-      !oxp_nn_float_arg(c, n, 6, 0.1, &momentum) ||
-      !oxp_nn_float_arg(c, n, 7, 1e-5, &eps))
-    return oxp_sym_status(c);
-  static const int pi[4] = {1, 2, 3, 4};
-  int64_t ch = channels(n, x, pi, 4);
-  int dt = oxp_nn_dtype(x);
+  norm_args a;
+  if (!read_norm_args(c, n, true, &a)) return oxp_sym_status(c);
+  oxp_value *x = a.x;
+  bool use_input = a.flag;
+  double momentum = a.momentum, eps = a.eps;
+  int64_t ch = a.ch;
+  int dt = a.dt;
   oxp_value *w = param(c, n, 1, ch, 1, dt), *b = param(c, n, 2, ch, 0, dt);
   if (!use_input && !oxp_sym_is_none(n, 3) && !oxp_sym_is_none(n, 4)) {
     /* Running statistics shared by every instance: a BatchNormalization. */

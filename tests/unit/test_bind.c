@@ -35,6 +35,15 @@ static oxp_safetensors *sidecar(const char *json, const void *data,
   return st;
 }
 
+/* Binding the sidecar made of json and data fails with exactly msg. */
+static void bind_fails(const char *json, const void *data, size_t dlen,
+                       const char *msg) {
+  oxp_safetensors *st = sidecar(json, data, dlen);
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_bind_weights(G, st, NULL, NULL, &d), OXP_ERR_WEIGHTS);
+  ck_assert_str_eq(d.message, msg);
+}
+
 static oxp_type *ftype(int rank, const int64_t *dims) {
   return oxp_type_tensor(A, OXP_DT_FLOAT, rank, dims);
 }
@@ -127,58 +136,42 @@ END_TEST
 START_TEST(bind_rank_mismatch) {
   const int64_t w[] = {12};
   input("fc.weight", ftype(1, w));
-  oxp_safetensors *st = sidecar(
-      "{\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[3,4],"
-      "\"data_offsets\":[0,48]}}",
-      W, sizeof W);
-  oxp_diag d = {0};
-  ck_assert_int_eq(oxp_bind_weights(G, st, NULL, NULL, &d), OXP_ERR_WEIGHTS);
-  ck_assert_str_eq(d.message,
-                   "weight 'fc.weight' has shape [3, 4] but graph input "
-                   "%fc.weight is declared Float(12)");
+  bind_fails("{\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[3,4],"
+             "\"data_offsets\":[0,48]}}",
+             W, sizeof W,
+             "weight 'fc.weight' has shape [3, 4] but graph input "
+             "%fc.weight is declared Float(12)");
 }
 END_TEST
 
 START_TEST(bind_dtype_mismatch) {
   const int64_t w[] = {3, 4};
   input("fc.weight", ftype(2, w));
-  oxp_safetensors *st = sidecar(
-      "{\"fc.weight\":{\"dtype\":\"F16\",\"shape\":[3,4],"
-      "\"data_offsets\":[0,24]}}",
-      W, 24);
-  oxp_diag d = {0};
-  ck_assert_int_eq(oxp_bind_weights(G, st, NULL, NULL, &d), OXP_ERR_WEIGHTS);
-  ck_assert_str_eq(d.message,
-                   "weight 'fc.weight' has dtype float16 but graph input "
-                   "%fc.weight is declared Float(3, 4)");
+  bind_fails("{\"fc.weight\":{\"dtype\":\"F16\",\"shape\":[3,4],"
+             "\"data_offsets\":[0,24]}}",
+             W, 24,
+             "weight 'fc.weight' has dtype float16 but graph input "
+             "%fc.weight is declared Float(3, 4)");
 }
 END_TEST
 
 START_TEST(bind_non_tensor_input) {
   input("n", oxp_type_new(A, OXP_T_INT));
   int64_t v = 3;
-  oxp_safetensors *st = sidecar(
-      "{\"n\":{\"dtype\":\"I64\",\"shape\":[],\"data_offsets\":[0,8]}}", &v,
-      8);
-  oxp_diag d = {0};
-  ck_assert_int_eq(oxp_bind_weights(G, st, NULL, NULL, &d), OXP_ERR_WEIGHTS);
-  ck_assert_str_eq(d.message,
-                   "weight 'n' is a tensor but graph input %n is declared int");
+  bind_fails("{\"n\":{\"dtype\":\"I64\",\"shape\":[],\"data_offsets\":[0,8]}}", &v,
+             8,
+             "weight 'n' is a tensor but graph input %n is declared int");
 }
 END_TEST
 
 START_TEST(bind_known_dim_of_partial_shape_still_checked) {
   const int64_t w[] = {-1, 5};
   input("fc.weight", ftype(2, w));
-  oxp_safetensors *st = sidecar(
-      "{\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[3,4],"
-      "\"data_offsets\":[0,48]}}",
-      W, sizeof W);
-  oxp_diag d = {0};
-  ck_assert_int_eq(oxp_bind_weights(G, st, NULL, NULL, &d), OXP_ERR_WEIGHTS);
-  ck_assert_str_eq(d.message,
-                   "weight 'fc.weight' has shape [3, 4] but graph input "
-                   "%fc.weight is declared Float(*, 5)");
+  bind_fails("{\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[3,4],"
+             "\"data_offsets\":[0,48]}}",
+             W, sizeof W,
+             "weight 'fc.weight' has shape [3, 4] but graph input "
+             "%fc.weight is declared Float(*, 5)");
 }
 END_TEST
 
@@ -280,15 +273,11 @@ START_TEST(bind_constant_dtype_mismatch) {
   const int64_t dims[] = {2};
   constant(G->top, "23", 1, dims, NULL, 7);
   int64_t v[2] = {1, 2};
-  oxp_safetensors *st = sidecar(
-      "{\"constant:23\":{\"dtype\":\"I64\",\"shape\":[2],"
-      "\"data_offsets\":[0,16]}}",
-      v, sizeof v);
-  oxp_diag d = {0};
-  ck_assert_int_eq(oxp_bind_weights(G, st, NULL, NULL, &d), OXP_ERR_WEIGHTS);
-  ck_assert_str_eq(d.message,
-                   "weight 'constant:23' has dtype int64 but constant %23 is "
-                   "declared Float(2)");
+  bind_fails("{\"constant:23\":{\"dtype\":\"I64\",\"shape\":[2],"
+             "\"data_offsets\":[0,16]}}",
+             v, sizeof v,
+             "weight 'constant:23' has dtype int64 but constant %23 is "
+             "declared Float(2)");
 }
 END_TEST
 
