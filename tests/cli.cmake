@@ -4,6 +4,8 @@
 #   cli.behaviour   flags, exit status, diagnostics, output files, determinism
 #   cli.fuzz        ~500 mutated IR / safetensors / flag cases: exit 0, 1 or 2,
 #                   never a crash, nothing left behind on failure
+#   cli.output_safety  SIGKILL mid-write and RLIMIT_FSIZE leave the previous
+#                   output intact and no temporary behind
 #   cli.valgrind    a spread subset of the fuzz cases and the bad-input
 #                   behaviour tests under valgrind memcheck (if installed)
 #
@@ -22,7 +24,10 @@ add_test(NAME cli.behaviour
 add_test(NAME cli.fuzz
   COMMAND ${ONNXEXP_PYTHON} ${_cli_dir}/fuzz_cli.py
           --onnxexp $<TARGET_FILE:onnxexp> --work ${_cli_work}/fuzz)
-set_tests_properties(cli.behaviour cli.fuzz PROPERTIES TIMEOUT 120 LABELS cli
+add_test(NAME cli.output_safety
+  COMMAND ${ONNXEXP_PYTHON} ${_cli_dir}/test_output_safety.py
+          --onnxexp $<TARGET_FILE:onnxexp> --work ${_cli_work}/output_safety)
+set_tests_properties(cli.behaviour cli.fuzz cli.output_safety PROPERTIES TIMEOUT 120 LABELS cli
   ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
 
 find_program(ONNXEXP_VALGRIND valgrind)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,10 @@ static char *default_weights(oxp_arena *a, const char *ir) {
 }
 
 int main(int argc, char **argv) {
+  /* Past RLIMIT_FSIZE the kernel would kill us with SIGXFSZ before the
+   * temporary could be removed or the error named; ignored, write(2)
+   * fails with EFBIG and the export fails like on a full disk. */
+  signal(SIGXFSZ, SIG_IGN);
   oxp_arena *a = oxp_arena_new();
   if (!a) return 1;
   oxp_options o;

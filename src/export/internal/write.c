@@ -15,6 +15,13 @@
  * a plain rename is used and only that last, unlikely failure can leave
  * the new data file beside the old model.)
  *
+ * The temporary is anonymous where the kernel can do it (O_TMPFILE): it has
+ * no name until it is complete and synced, and only then is linked under a
+ * hidden name and renamed, so an export killed with SIGKILL, or a machine
+ * that loses power, leaves nothing behind but the previous output. Where
+ * O_TMPFILE is missing (old kernels, some filesystems, no /proc) it is a
+ * named mkostemp file from the start, removed on every failure we see.
+ *
  * Bytes that live in a file (weights in the safetensors mmap) go through
  * oxp_fmap_copy: copied by the kernel, never faulted into this process. */#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp, renameat2, O_DIRECTORY */
@@ -83,17 +90,34 @@ static oxp_status io_fail(oxp_diag *d, const char *what, const char *path,
                   strerror(err));
 }
 
-/* A temporary beside its target. fd < 0 once closed. */
+/* A temporary beside its target. fd < 0 once closed; tmp is NULL while the
+ * file is anonymous (and after it is dropped or renamed). */
 typedef struct {
   const char *path; /* the target */
+  const char *dir, *base;
   char *tmp;
   int fd;
 } tmp_file;
 
+/* linkat of /proc/self/fd/N is how an unprivileged process names an
+ * O_TMPFILE file (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH); without /proc
+ * the file could never be named, so it is not made anonymous at all. */
+static int open_anonymous(const char *dir) {
+#ifdef O_TMPFILE
+  if (access("/proc/self/fd", X_OK) != 0) return -1;
+  return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
 static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
                            const char *path, tmp_file *t, oxp_diag *d) {
-  t->path = path;
-  t->fd = -1;
+  *t = (tmp_file){.path = path, .dir = dir, .base = base, .fd = -1};
+  if ((t->fd = open_anonymous(dir)) >= 0) return OXP_OK;
+  /* Any O_TMPFILE failure falls back: mkostemp then reports the real
+   * reason (missing directory, permissions) in the usual words. */
   t->tmp = oxp_sprintf(a, "%s/.%s.XXXXXX", dir, base);
   if (!t->tmp) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   /* CLOEXEC: another thread's fork+exec must not inherit the file. */
@@ -105,13 +129,34 @@ static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
   return OXP_OK;
 }
 
-/* Synced, readable by all (mkstemp makes 0600), closed; close can report a
- * deferred write error (NFS), so it is checked. */
-static oxp_status tmp_seal(tmp_file *t, mode_t mode, oxp_diag *d) {
+/* Gives an anonymous temporary its hidden name, just before the rename. */
+static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
+  static unsigned seq;
+  unsigned salt = (unsigned)getpid() * 2654435761u ^
+                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) * 40503u;
+  for (int i = 0; i < 64; i++, salt = salt * 1103515245u + 12345u) {
+    char *name = oxp_sprintf(a, "%s/.%s.%08x", t->dir, t->base, salt);
+    if (!name) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
+      t->tmp = name;
+      return OXP_OK;
+    }
+    if (errno != EEXIST) break;
+  }
+  return io_fail(d, "name the temporary file for", t->path, errno);
+}
+
+/* Synced, readable by all (mkstemp makes 0600), named, closed; close can
+ * report a deferred write error (NFS), so it is checked. */
+static oxp_status tmp_seal(oxp_arena *a, tmp_file *t, mode_t mode,
+                           oxp_diag *d) {
   oxp_status st = OXP_OK;
   if (fsync(t->fd) != 0) st = io_fail(d, "sync", t->path, errno);
   if (!st && fchmod(t->fd, mode) != 0)
     st = io_fail(d, "set permissions of", t->path, errno);
+  if (!st && !t->tmp) st = tmp_name(a, t, d);
   if (close(t->fd) != 0 && !st) st = io_fail(d, "close", t->path, errno);
   t->fd = -1;
   return st;
@@ -314,8 +359,8 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
   }
   /* What open(2) with 0666 would give: the umask decides. */
   mode_t mode = 0666 & ~current_umask();
-  if (!st && w.have_data) st = tmp_seal(&w.data, mode, d);
-  if (!st) st = tmp_seal(&model, mode, d);
+  if (!st && w.have_data) st = tmp_seal(g->arena, &w.data, mode, d);
+  if (!st) st = tmp_seal(g->arena, &model, mode, d);
   if (!st) st = commit(&model, w.have_data ? &w.data : NULL, d);
   oxp_fmap_close(fmap);
   if (st != OXP_OK) {
