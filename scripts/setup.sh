@@ -6,7 +6,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(cmake gcc g++ make pkg-config protobuf-c-compiler libprotobuf-c-dev
-      libonnx-dev check python3-torch python3-onnx python3-numpy python3-torchvision)
+      libonnx-dev check python3-torch python3-onnx python3-numpy python3-torchvision
+      clang libclang-rt-dev)
 # Node.js may come from another repository (NodeSource ships npm inside its
 # nodejs); ask apt for Debian's only when the commands are absent.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

@@ -20,6 +20,10 @@ if(TARGET test_api)
   target_include_directories(test_api PRIVATE ${_api_src}/unit)
 endif()
 
+# The ThreadSanitizer program cannot link with another sanitizer, and the
+# packaging tests build plain programs that cannot link a sanitized
+# library: they run in the plain build only.
+if(NOT ONNXEXP_SANITIZE)
 # ThreadSanitizer build: the core, the shims and the test, all
 # instrumented (protobuf-c and the generated onnx code are not, they only
 # touch per-export memory).
@@ -54,3 +58,4 @@ foreach(mode pkgconfig find_package)
   set_tests_properties(api.frontend_${mode} PROPERTIES
     FIXTURES_REQUIRED api_prefix TIMEOUT 300 RESOURCE_LOCK api_prefix_use)
 endforeach()
+endif()

@@ -31,7 +31,8 @@ set_tests_properties(cli.behaviour cli.fuzz cli.output_safety PROPERTIES TIMEOUT
   ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
 
 find_program(ONNXEXP_VALGRIND valgrind)
-if(ONNXEXP_VALGRIND)
+# valgrind cannot run a sanitized binary.
+if(ONNXEXP_VALGRIND AND NOT ONNXEXP_SANITIZE)
   add_test(NAME cli.valgrind
     COMMAND /bin/sh -c "\"$0\" \"$1\" --onnxexp \"$2\" --work \"$3/fuzz\" --valgrind \"$4\" --limit 22 && \"$0\" \"$5\" --onnxexp \"$2\" --work \"$3/behaviour\" --valgrind \"$4\" -k weights_truncated,malformed_ir_column,unknown_flags,ir_from_a_pipe,existing_output_untouched"
             ${ONNXEXP_PYTHON} ${_cli_dir}/fuzz_cli.py $<TARGET_FILE:onnxexp>

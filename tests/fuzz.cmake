@@ -4,12 +4,15 @@
 #    run the committed corpus tests/fuzz/corpus/<target>/, as ctest
 #    fuzz.replay. CI depends on nothing beyond gcc.
 #  - with -DONNXEXP_LIBFUZZER=ON and clang: libFuzzer programs for
-#    coverage-guided runs (tests/fuzz/README.md says how).
+#    coverage-guided runs (tests/fuzz/README.md says how), and ctest
+#    fuzz.run_<target>, which runs each for ONNXEXP_FUZZ_SECONDS (the
+#    sanitized build of scripts/test.sh turns this on).
 # Both compile the core's sources again with the sanitizers, apart from
 # oxp_core, so the rest of the build keeps its flags.
 include(CheckCSourceCompiles)
 
 option(ONNXEXP_LIBFUZZER "Build libFuzzer fuzz targets (clang)" OFF)
+set(ONNXEXP_FUZZ_SECONDS 60 CACHE STRING "How long ctest's fuzz.run_* run each libFuzzer target")
 
 set(OXP_FUZZ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 set(OXP_FUZZ_TARGETS fuzz_parse_ir fuzz_safetensors fuzz_export)
@@ -63,5 +66,11 @@ if(ONNXEXP_LIBFUZZER)
     target_compile_options(${t} PRIVATE -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer ${OXP_FUZZ_SAN})
     target_link_options(${t} PRIVATE -fsanitize=fuzzer ${OXP_FUZZ_SAN})
     target_link_libraries(${t} PRIVATE oxp_core_fuzz)
+    add_test(NAME fuzz.run_${t}
+             COMMAND sh ${OXP_FUZZ_DIR}/ci_run.sh $<TARGET_FILE:${t}> ${t}
+                     ${ONNXEXP_FUZZ_SECONDS} ${CMAKE_SOURCE_DIR}
+                     ${CMAKE_CURRENT_BINARY_DIR}/fuzz-run/${t})
+    set_tests_properties(fuzz.run_${t} PROPERTIES LABELS fuzz
+      TIMEOUT 600 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1")
   endforeach()
 endif()

@@ -311,13 +311,9 @@ static char *default_weights(oxp_arena *a, const char *ir) {
   return oxp_sprintf(a, "%.*s.safetensors", (int)stem, ir);
 }
 
-int main(int argc, char **argv) {
-  /* Past RLIMIT_FSIZE the kernel would kill us with SIGXFSZ before the
-   * temporary could be removed or the error named; ignored, write(2)
-   * fails with EFBIG and the export fails like on a full disk. */
-  signal(SIGXFSZ, SIG_IGN);
-  oxp_arena *a = oxp_arena_new();
-  if (!a) return 1;
+/* Everything but the arena, which main owns, so that every early return
+ * (usage errors, --help) frees it too: leak checkers see a clean exit. */
+static int run_cli(oxp_arena *a, int argc, char **argv) {
   oxp_options o;
   oxp_options_init(&o);
   o.warn = warn;
@@ -428,6 +424,7 @@ int main(int argc, char **argv) {
      * that reads but disagrees with the graph is an export error (1). */
     if (oxp_st_open(a, wpath, &st, &d)) {
       report(&d, OXP_ERR_IO);
+      free(text);
       return 2;
     }
   }
@@ -450,6 +447,17 @@ int main(int argc, char **argv) {
   int rc = s ? report(&d, s) : 0;
   if (st) oxp_st_close(st);
   free(text);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  /* Past RLIMIT_FSIZE the kernel would kill us with SIGXFSZ before the
+   * temporary could be removed or the error named; ignored, write(2)
+   * fails with EFBIG and the export fails like on a full disk. */
+  signal(SIGXFSZ, SIG_IGN);
+  oxp_arena *a = oxp_arena_new();
+  if (!a) return 1;
+  int rc = run_cli(a, argc, argv);
   oxp_arena_free(a);
   return rc;
 }

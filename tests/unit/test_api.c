@@ -954,7 +954,7 @@ static onnxexp_status foo_as_leaky(onnxexp_graph_context *ctx, const onnxexp_nod
 static onnxexp_status foo_as_custom(onnxexp_graph_context *ctx, const onnxexp_node *node,
                                     void *user) {
   (void)user;
-  onnxexp_value *x, *xi, *u, *c, *k, *s0, *y[1];
+  onnxexp_value *x = NULL, *xi = NULL, *u = NULL, *c = NULL, *k = NULL, *s0 = NULL, *y[1];
   onnxexp_node *n;
   int64_t ax = 0;
   const int64_t d1[] = {1};
