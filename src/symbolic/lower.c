@@ -89,6 +89,7 @@ static oxp_status finish(oxp_sctx *c, oxp_node *n, oxp_status st);
 
 static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   c->node = n;
+  if (oxp_arity_check(c, n)) return c->d->status;
   if (is_structural(n)) return OXP_OK;
   if (oxp_kind_is(n, "prim::ListUnpack") || oxp_kind_is(n, "prim::TupleUnpack"))
     return lower_unpack(c, n);

@@ -35,4 +35,8 @@ void oxp_lower_bind_pack(oxp_sctx *c, oxp_value *src, oxp_pack *p);
  * tensor's dtype; 0 when unknown. */
 int oxp_lower_scalar_dtype(const oxp_type *t);
 
+/* An aten node's input and output counts against torch's schemas
+ * (arity.c); a diagnostic at the node when no overload fits. */
+oxp_status oxp_arity_check(oxp_sctx *c, const oxp_node *n);
+
 #endif

@@ -478,9 +478,7 @@ def matmul_shapes_checked(d):
     assert_in("[2, 3]", r)
 
 
-@known_bug("a node's input count is not checked against its schema: aten::batch_norm with 3 "
-           "of its 9 inputs exports (exit 0) an invalid BatchNormalization (onnx: 'Input 2 "
-           "expected to have rank 1 but has rank 0'); aten::relu(%x, %w) drops %w silently")
+@test
 def node_arity_checked(d):
     bn = fixture(d, "bn", """graph(%x : {t},
       %w : {w}):
@@ -493,10 +491,12 @@ def node_arity_checked(d):
   %y : {t} = aten::relu(%x, %w)
   return (%y)
 """.format(t=clilib.T23, w=W4))
-    for ir in [bn, relu]:
+    for ir, line, want in [(bn, 4, "aten::batch_norm takes 9 inputs, got 3"),
+                           (relu, 3, "aten::relu takes 1 input, got 2")]:
         r = run([ir, "-o", "x.onnx"], cwd=d)
         assert r.rc == 1, "wrong number of inputs must not export: %r" % r
-        assert error_line(r).startswith(ir + ":"), r
+        assert error_line(r).startswith("%s:%d:" % (ir, line)), r
+        assert_in(want, r)
 
 
 def unpack_without_input_no_crash(d):
