@@ -59,3 +59,8 @@ foreach(mode pkgconfig find_package)
     FIXTURES_REQUIRED api_prefix TIMEOUT 300 RESOURCE_LOCK api_prefix_use)
 endforeach()
 endif()
+
+# Used by the roundtrip test (--api-determinism): every round-trip export
+# again through the library, 1 and 4 threads at once, byte for byte.
+add_executable(api_determinism ${_api_src}/api/determinism.c)
+target_link_libraries(api_determinism PRIVATE onnxexp_static Threads::Threads)

@@ -30,7 +30,8 @@ if(TARGET onnxexp)
   add_test(NAME roundtrip
     COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/roundtrip.py --onnxexp $<TARGET_FILE:onnxexp>
             --fixtures ${_rt_fixtures} --work ${_rt_work} --node ${ONNXEXP_NODE} -q
-            --results ${CMAKE_BINARY_DIR}/roundtrip-results.json)
+            --results ${CMAKE_BINARY_DIR}/roundtrip-results.json
+            --api-determinism $<TARGET_FILE:api_determinism>)
   set_tests_properties(roundtrip PROPERTIES TIMEOUT 300 LABELS roundtrip
                        FIXTURES_REQUIRED fixtures)
   # onnxexp's graphs must not have more nodes than torch.onnx.export's

@@ -34,7 +34,10 @@ meta.json:
             output file (nor a temporary) is left.
   determinism: each positive fixture is exported a second time at one opset
             (its highest selected), into WORK/again/; the two files must be
-            byte-identical (--no-determinism skips it).
+            byte-identical (--no-determinism skips it). With --api-determinism
+            PROG, every positive case is exported again through the library
+            by PROG, with 1 and then 4 threads exporting at once, and must
+            be byte-identical to the CLI's file.
 Prints a table; exits 1 if anything failed, 2 on bad usage.
 """
 
@@ -227,6 +230,66 @@ def _run_cli(cli, case, out):
         return
     case.export_s += time.time() - t0
     return r
+
+
+# CLI flag -> api_determinism option line (tests/api/determinism.c).
+_ENUMS = {"--training": ("training", ["eval", "preserve", "train"]),
+          "--operator-export-type": ("export_type", ["onnx", "onnx_aten", "onnx_aten_fallback",
+                                                     "onnx_fallthrough"])}
+_SWITCHES = {"--no-constant-folding": "fold 0", "--keep-initializers-as-inputs": "keep_init 1",
+             "--no-export-params": "export_params 0", "--strip-doc-string": "strip_doc 1"}
+
+
+def api_job(c):
+    """The api_determinism job for case c: the CLI's flags as option lines."""
+    lines = ["job %s %s %d" % (c.onnx, os.path.join(c.fdir, "model.ir"), c.opset)]
+    args = [str(a) for a in c.meta.get("cli_args", [])]
+    i = 0
+    while i < len(args):
+        flag, _, val = args[i].partition("=")
+        if flag in _SWITCHES:
+            lines.append(_SWITCHES[flag])
+            i += 1
+            continue
+        if not _:
+            i += 1
+            val = args[i]
+        i += 1
+        if flag in _ENUMS:
+            key, names = _ENUMS[flag]
+            lines.append("%s %d" % (key, names.index(val)))
+        elif flag in ("--input-names", "--output-names"):
+            lines += ["%s_name %s" % (flag[2:-6], n) for n in val.split(",")]
+        elif flag == "--dynamic-axes":
+            lines += ["dyn %s %d %s" % t for t in dynamic_axes({"cli_args": [flag, val]})]
+        elif flag == "--custom-opset":
+            lines.append("custom_opset %s %s" % tuple(val.rsplit("=", 1)))
+        elif flag == "--doc-string":
+            lines.append("doc " + val)
+        else:
+            raise ValueError("%s: api_job does not know %s" % (c.name, flag))
+    return "\n".join(lines + ["end"])
+
+
+def api_determinism(prog, cases, work):
+    """Every exported case again through the library (api_determinism), 1
+    and 4 threads at once; a case whose bytes differ from the CLI's fails."""
+    todo = [c for c in cases if c.status is None and not c.negative]
+    jobs = os.path.join(work, "api-jobs.txt")
+    with open(jobs, "w") as f:
+        f.write("\n".join(api_job(c) for c in todo) + "\n")
+    r = subprocess.run([prog, jobs, "1", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = r.stdout.decode("utf-8", "replace")
+    by_onnx = {c.onnx: c for c in todo}
+    for line in out.splitlines():
+        if line.startswith("FAIL "):
+            path, _, why = line[5:].partition(" ")
+            by_onnx[path].fail("api-determinism", why)
+    if r.returncode not in (0, 1) or (r.returncode == 1 and "FAIL " not in out):
+        for c in todo:
+            c.fail("api-determinism", "api_determinism exit %d: %s" % (
+                r.returncode, _short(r.stderr.decode("utf-8", "replace") + out)))
+    return len(todo)
 
 
 def determinism(cli, cases, work):
@@ -683,6 +746,8 @@ def run(argv=None, out=sys.stdout):
     ap.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     ap.add_argument("--results", help="write every case's outcome here as JSON (for tests/tools/coverage.py)")
     ap.add_argument("--no-determinism", action="store_true", help="skip the second export of each fixture")
+    ap.add_argument("--api-determinism", metavar="PROG",
+                    help="tests/api/determinism.c's program: re-export every case through the library in 1 and 4 threads")
     a = ap.parse_args(argv)
 
     t0 = time.time()
@@ -705,6 +770,7 @@ def run(argv=None, out=sys.stdout):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         list(ex.map(lambda c: export(cli, c), cases))
     n_twice = 0 if a.no_determinism else determinism(cli, cases, work)
+    n_api = api_determinism(a.api_determinism, cases, work) if a.api_determinism else 0
     t_export = time.time() - t0
     positive = [c for c in cases if c.status is None]
     for c in positive:
@@ -732,8 +798,8 @@ def run(argv=None, out=sys.stdout):
             json.dump([dict(fixture=c.name, opset=c.opset, status=c.status, negative=c.negative,
                             ops=c.meta.get("ops", [])) for c in cases], f, indent=0)
     print_table(failed if a.quiet else cases, out)
-    out.write("roundtrip: %d passed, %d failed of %d (%d fixtures; %d exported twice); export %.1fs, checker %.1fs, onnxruntime %.1fs, total %.1fs\n"
-              % (len(cases) - len(failed), len(failed), len(cases), len({c.name for c in cases}), n_twice,
+    out.write("roundtrip: %d passed, %d failed of %d (%d fixtures; %d exported twice by the CLI, %d by the library in 1 and 4 threads); export %.1fs, checker %.1fs, onnxruntime %.1fs, total %.1fs\n"
+              % (len(cases) - len(failed), len(failed), len(cases), len({c.name for c in cases}), n_twice, n_api,
                  t_export, t_check, t_node, time.time() - t0))
     return (1 if failed else 0), cases
 
