@@ -806,10 +806,11 @@ START_TEST(options_reach_the_model) {
   onnxexp_free(buf);
   /* keep_initializers_as_inputs and warnings about unbound weights. */
   size_t wlen;
-  float w13[13] = {0};
+  float w16[16] = {0};
   unsigned char *w = st_build("{\"fc.weight\":{\"dtype\":\"F32\",\"shape\":[3,4],\"data_offsets\":[0,48]},"
-                              "\"extra\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[48,52]}}",
-                              w13, 52, &wlen);
+                              "\"fc.bias\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[48,60]},"
+                              "\"extra\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[60,64]}}",
+                              w16, 64, &wlen);
   warnings seen = {0};
   o = opts();
   o.weights_data = w;
@@ -822,7 +823,7 @@ START_TEST(options_reach_the_model) {
   ck_assert_ptr_nonnull(strstr(seen.last, "extra"));
   ck_assert_int_eq(onnxexp_check_model(buf, len, &m, D), 0);
   ck_assert_int_eq(onnxexp_model_info_num_inputs(m), 3);
-  ck_assert_int_eq(onnxexp_model_info_num_initializers(m), 1);
+  ck_assert_int_eq(onnxexp_model_info_num_initializers(m), 2);
   onnxexp_model_info_free(m);
   onnxexp_free(buf);
   o.quiet = 1;

@@ -91,16 +91,31 @@ static oxp_status nomem(binder *b) {
   return oxp_fail(b->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
 }
 
+/* User inputs come first and parameters after them, so once one input is
+ * a weight every later one is a parameter too: without a weight it would
+ * quietly become an extra input the caller never meant to feed. Before the
+ * first weight, a user input and a parameter the caller feeds look alike. */
+static oxp_status missing_weight(binder *b, const oxp_value *v,
+                                 const oxp_value *first, const oxp_loc *loc) {
+  return oxp_fail(b->d, OXP_ERR_WEIGHTS, loc, NULL,
+                  "no tensor '%s' for graph input %%%s: it follows the weight "
+                  "input %%%s, so it is a parameter, but the weights file "
+                  "lacks it", v->name, v->name, first->name);
+}
+
 static oxp_status bind_inputs(binder *b) {
   oxp_block *top = b->g->top;
   oxp_loc loc = {b->st->path, 0, 0};
+  const oxp_value *first = NULL; /* the first input bound to a weight */
   for (int i = 0; i < top->ninputs; i++) {
     oxp_value *v = top->inputs[i];
     const oxp_st_entry *e = oxp_st_find(b->st, v->name);
+    if (!e && first) return missing_weight(b, v, first, &loc);
     if (!e) continue; /* a user input, or a parameter the caller feeds */
     oxp_status s = check_decl(b, e, v, "graph input", &loc);
     if (s) return s;
     if (!(v->init = adopt(b, e, v))) return nomem(b);
+    if (!first) first = v;
   }
   return OXP_OK;
 }

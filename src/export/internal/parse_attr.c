@@ -166,6 +166,9 @@ bool oxp_parse_attrs(oxp_pctx *c, oxp_node *n, const oxp_type *decl) {
                       oxp_lx_describe(t, b, sizeof b));
     char *name = oxp_strndup(c->a, t.p, t.n);
     if (!name) return oxp_pnomem(c, &t.loc);
+    /* Printed attributes are unique; a repeat would silently replace. */
+    if (oxp_attr_get(n, name))
+      return oxp_perr(c, &t.loc, "attribute '%s' is given twice", name);
     if (!oxp_pexpect(c, '=', "after the attribute name") ||
         !attr_value(c, n, name, decl))
       return false;

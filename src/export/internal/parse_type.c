@@ -117,10 +117,25 @@ static const struct {
     {"Scalar", OXP_T_NUMBER},  {"number", OXP_T_NUMBER},
 };
 
+/* Only a tensor type has sizes in its parentheses: Flot(2, 3) is a
+ * misspelt dtype, which as a class type would silently lose its shape. */
+static bool sizes_follow(oxp_pctx *c) {
+  oxp_lexer save = c->lx;
+  oxp_lx_next(&c->lx);
+  oxp_tok t = oxp_lx_next(&c->lx);
+  c->lx = save;
+  return t.kind == LX_NUMBER || oxp_lx_is_punct(t, '*');
+}
+
 /* Class and other types keep their printed text, Dict(str, Tensor) whole. */
 static oxp_type *other_type(oxp_pctx *c, oxp_tok t) {
   const char *end = t.p + t.n;
   if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), '(')) {
+    if (sizes_follow(c)) {
+      oxp_perr(c, &t.loc, "unknown tensor type '%.*s' (a dtype such as Float, "
+               "Long or Bool)", (int)t.n, t.p);
+      return NULL;
+    }
     int depth = 0;
     do {
       oxp_tok x = oxp_lx_next(&c->lx);

@@ -379,6 +379,11 @@ static bool body(parser *p, oxp_block *b, int depth) {
     oxp_tok t = oxp_lx_peek(&p->c.lx);
     if (depth == 0 && oxp_lx_is_word(t, "return")) return true;
     if (depth > 0 && t.kind == LX_ARROW) return true;
+    /* Say which end is missing rather than "expected a node". */
+    if (depth > 0 && oxp_lx_is_word(t, "return"))
+      return oxp_punexpected(&p->c, t, "'-> (...)' to end the block");
+    if (depth == 0 && t.kind == LX_ARROW)
+      return oxp_punexpected(&p->c, t, "a node or 'return' (no block is open)");
     if (t.kind == LX_EOF)
       return oxp_perr(&p->c, &t.loc, "expected %s before end of input",
                       depth ? "'-> (...)' to end the block" : "'return'");
