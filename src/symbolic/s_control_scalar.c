@@ -5,6 +5,7 @@
  * type checker inserted (prim::unchecked_cast) and placeholders
  * (prim::Uninitialized, prim::RaiseException). Scalars are 0-d tensors:
  * int as int64, float as float, bool as bool. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,11 +42,13 @@ oxp_status oxp_s_range_length(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_set_out(c, n, 0, r ? clamp0(c, r) : NULL);
   }
   if (step == 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "range() step is zero");
-  if (klo && khi) {
-    int64_t len = step > 0 ? (hi - lo + step - 1) / step
-                           : (lo - hi - step - 1) / -step;
-    return oxp_sym_set_out(c, n, 0, oxp_sym_const_i64(c, len < 0 ? 0 : len));
-  }
+  if (klo && khi)
+    return oxp_sym_set_out(c, n, 0, oxp_sym_const_i64(c, oxp_range_len(lo, hi, step)));
+  /* |step| below must exist, and d + |step| - 1 must not wrap for any
+   * real trip count. */
+  if (step == INT64_MIN || step == INT64_MAX)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "range() with a run-time bound and step %" PRId64, step);
   /* ceil(d / s) for s > 0 is (d + s - 1) / s once d + s - 1 >= 0; a
    * negative step mirrors it. */
   int64_t s = step > 0 ? step : -step;
@@ -67,7 +70,9 @@ oxp_status oxp_s_derive_index(oxp_sctx *c, oxp_node *n) {
   int64_t idx, start, step;
   if (oxp_sym_int(n, 0, &idx) && oxp_sym_int(n, 1, &start) &&
       oxp_sym_int(n, 2, &step))
-    return oxp_sym_set_out(c, n, 0, oxp_sym_const_i64(c, start + idx * step));
+    /* TorchScript ints wrap; in C only unsigned arithmetic may. */
+    return oxp_sym_set_out(c, n, 0, oxp_sym_const_i64(c, (int64_t)((uint64_t)start +
+                                                                   (uint64_t)idx * (uint64_t)step)));
   oxp_value *v = i64(c, n, 0);
   if (!oxp_sym_int(n, 2, &step) || step != 1)
     v = typed(c, oxp_sym_op2(c, "Mul", v, i64(c, n, 2)), OXP_DT_INT64);

@@ -277,11 +277,11 @@ static oxp_tensor *e_slice(ev *e) {
     if (stp > 0) {
       s = s < 0 ? 0 : s > dim ? dim : s;
       en_ = en_ < 0 ? 0 : en_ > dim ? dim : en_;
-      len = en_ > s ? (en_ - s + stp - 1) / stp : 0;
+      len = oxp_range_len(s, en_, stp);
     } else {
       s = s < 0 ? -1 : s > dim - 1 ? dim - 1 : s;
       en_ = en_ < -1 ? -1 : en_ > dim - 1 ? dim - 1 : en_;
-      len = s > en_ ? (s - en_ - stp - 1) / (-stp) : 0;
+      len = oxp_range_len(s, en_, stp);
     }
     start[a] = s, step[a] = stp, d[a] = len;
   }

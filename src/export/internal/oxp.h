@@ -212,6 +212,18 @@ static inline int64_t oxp_f2i(double v) {
   return (int64_t)v;
 }
 
+/* len(range(lo, hi, step)) for step != 0, saturated at INT64_MAX: the
+ * textbook (hi - lo + step - 1) / step overflows for the extreme bounds
+ * and steps that slices and range() in IR text may hold. */
+static inline int64_t oxp_range_len(int64_t lo, int64_t hi, int64_t step) {
+  bool up = step > 0;
+  if (up ? hi <= lo : lo <= hi) return 0;
+  uint64_t span = up ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
+  uint64_t by = up ? (uint64_t)step : 0 - (uint64_t)step;
+  uint64_t n = (span - 1) / by + 1;
+  return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
 /* ---- graph IR -------------------------------------------------------------- */
 
 typedef struct oxp_value oxp_value;
