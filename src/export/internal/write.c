@@ -124,7 +124,7 @@ static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
   t->fd = mkostemp(t->tmp, O_CLOEXEC);
   if (t->fd < 0) {
     t->tmp = NULL;
-    return io_fail(d, "create a temporary file for", path, errno);
+    return io_fail(d, "write", path, errno);
   }
   return OXP_OK;
 }
