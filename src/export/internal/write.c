@@ -23,7 +23,8 @@
  * named mkostemp file from the start, removed on every failure we see.
  *
  * Bytes that live in a file (weights in the safetensors mmap) go through
- * oxp_fmap_copy: copied by the kernel, never faulted into this process. */#ifndef _GNU_SOURCE
+ * oxp_fmap_copy: copied by the kernel, never faulted into this process. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp, renameat2, O_DIRECTORY */
 #endif
 #include <errno.h>
