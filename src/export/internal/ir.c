@@ -60,7 +60,16 @@ bool oxp_block_add_output(oxp_block *b, oxp_value *v) {
   if (!GROW(b->graph->arena, b->outputs, b->capoutputs, b->noutputs + 1))
     return false;
   b->outputs[b->noutputs++] = v;
+  if (v) v->nblockouts++;
   return true;
+}
+
+void oxp_block_set_output(oxp_block *b, int i, oxp_value *v) {
+  oxp_value *old = b->outputs[i];
+  if (old == v) return;
+  if (old) old->nblockouts--;
+  if (v) v->nblockouts++;
+  b->outputs[i] = v;
 }
 
 bool oxp_block_add_init(oxp_block *b, oxp_value *v) {
@@ -174,11 +183,13 @@ void oxp_node_destroy(oxp_node *n) {
   n->prev = n->next = NULL;
 }
 
+/* Stops once from->nblockouts says no slot can hold from any more: a
+ * walk per replaced value would make passes over big graphs quadratic. */
 static void replace_in_block_outputs(oxp_block *b, oxp_value *from,
                                      oxp_value *to) {
   for (int i = 0; i < b->noutputs; i++)
-    if (b->outputs[i] == from) b->outputs[i] = to;
-  for (oxp_node *n = b->first; n; n = n->next)
+    if (b->outputs[i] == from) oxp_block_set_output(b, i, to);
+  for (oxp_node *n = b->first; n && from->nblockouts > 0; n = n->next)
     for (int k = 0; k < n->nblocks; k++)
       replace_in_block_outputs(n->blocks[k], from, to);
 }
@@ -191,7 +202,8 @@ void oxp_value_replace_uses(oxp_value *from, oxp_value *to) {
   /* Block outputs are not uses (they have no node); walk from the block
    * that defines from, since only it and blocks nested in it can see it. */
   oxp_block *b = from->producer ? from->producer->owner : from->owner;
-  if (b) replace_in_block_outputs(b, from, to);
+  if (b && from->nblockouts > 0 && from != to)
+    replace_in_block_outputs(b, from, to);
 }
 
 static bool in_outputs(const oxp_block *b, const oxp_value *v) {
@@ -205,7 +217,7 @@ static bool in_outputs(const oxp_block *b, const oxp_value *v) {
 
 bool oxp_value_is_block_output(const oxp_value *v) {
   const oxp_block *b = v->producer ? v->producer->owner : v->owner;
-  return b && in_outputs(b, v);
+  return b && v->nblockouts > 0 && in_outputs(b, v);
 }
 
 oxp_attr *oxp_attr_get(const oxp_node *n, const char *name) {

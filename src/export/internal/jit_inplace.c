@@ -127,7 +127,8 @@ static oxp_status walk(ctx *c, oxp_block *b) {
       if (st) return st;
     }
   }
-  for (int i = 0; i < b->noutputs; i++) b->outputs[i] = resolve(c, b->outputs[i]);
+  for (int i = 0; i < b->noutputs; i++)
+    oxp_block_set_output(b, i, resolve(c, b->outputs[i]));
   return OXP_OK;
 }
 

@@ -246,6 +246,9 @@ struct oxp_value {
   oxp_use *uses;
   int nuses, capuses;
   oxp_tensor *init;  /* graph inputs bound to weights: the initializer */
+  /* Block-output slots holding this value, counted high (slots of dead
+   * blocks stay counted): 0 means it is no block output, without a walk. */
+  int nblockouts;
 };
 
 typedef enum {
@@ -328,6 +331,8 @@ oxp_block *oxp_block_new(oxp_graph *g, oxp_node *owner);
 oxp_value *oxp_value_new(oxp_graph *g, const char *name, oxp_type *t);
 oxp_value *oxp_block_add_input(oxp_block *b, const char *name, oxp_type *t);
 bool oxp_block_add_output(oxp_block *b, oxp_value *v);
+/* Block outputs change only through these two and replace_uses. */
+void oxp_block_set_output(oxp_block *b, int i, oxp_value *v);
 bool oxp_block_add_init(oxp_block *b, oxp_value *v);
 /* A detached node with noutputs fresh values (names NULL, types NULL). */
 oxp_node *oxp_node_new(oxp_graph *g, const char *kind, int noutputs);
