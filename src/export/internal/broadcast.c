@@ -130,32 +130,40 @@ static oxp_status expand_input(oxp_pass *p, oxp_node *n, int i,
   return OXP_OK;
 }
 
+/* Out of line: its shapes would otherwise sit in every frame of the
+ * recursion over nested blocks. */
+static OXP_OUT_OF_LINE oxp_status fix_node(oxp_pass *p, oxp_node *n) {
+  const char *op = oxp_pass_onnx_op(n);
+  if (!op) return OXP_OK;
+  oxp_shape x, s, out;
+  if (strcmp(op, "PRelu") == 0 && n->ninputs == 2) {
+    oxp_shape_of(n->inputs[0], &x);
+    oxp_shape_of(n->inputs[1], &s);
+    if (one_way(&s, &x)) return OXP_OK;
+    if (!oxp_broadcast(&x, &s, &out)) return oxp_broadcast_fail(p->d, n, &x, &s);
+    /* The slope is the bigger one: grow X to it first. */
+    return expand_input(p, n, 0, n->inputs[1]);
+  }
+  if (strcmp(op, "Gemm") == 0 && n->ninputs == 3 && n->inputs[2]) {
+    oxp_shape_of(n->outputs[0], &out);
+    oxp_shape_of(n->inputs[2], &s);
+    if (one_way(&s, &out)) return OXP_OK;
+    oxp_shape big;
+    if (!oxp_broadcast(&out, &s, &big)) return oxp_broadcast_fail(p->d, n, &out, &s);
+    return oxp_fail(p->d, OXP_ERR_GRAPH, &n->loc, n->kind,
+                    "Gemm: the bias does not broadcast to the product");
+  }
+  return OXP_OK;
+}
+
 static oxp_status fix_block(oxp_pass *p, oxp_block *b) {
   OXP_FOR_NODES(b, n, nx) {
     for (int k = 0; k < n->nblocks; k++) {
       oxp_status st = fix_block(p, n->blocks[k]);
       if (st) return st;
     }
-    const char *op = oxp_pass_onnx_op(n);
-    if (!op) continue;
-    oxp_shape x, s, out;
-    if (strcmp(op, "PRelu") == 0 && n->ninputs == 2) {
-      oxp_shape_of(n->inputs[0], &x);
-      oxp_shape_of(n->inputs[1], &s);
-      if (one_way(&s, &x)) continue;
-      if (!oxp_broadcast(&x, &s, &out)) return oxp_broadcast_fail(p->d, n, &x, &s);
-      /* The slope is the bigger one: grow X to it first. */
-      oxp_status st = expand_input(p, n, 0, n->inputs[1]);
-      if (st) return st;
-    } else if (strcmp(op, "Gemm") == 0 && n->ninputs == 3 && n->inputs[2]) {
-      oxp_shape_of(n->outputs[0], &out);
-      oxp_shape_of(n->inputs[2], &s);
-      if (one_way(&s, &out)) continue;
-      oxp_shape big;
-      if (!oxp_broadcast(&out, &s, &big)) return oxp_broadcast_fail(p->d, n, &out, &s);
-      return oxp_fail(p->d, OXP_ERR_GRAPH, &n->loc, n->kind,
-                      "Gemm: the bias does not broadcast to the product");
-    }
+    oxp_status st = fix_node(p, n);
+    if (st) return st;
   }
   return OXP_OK;
 }

@@ -277,29 +277,36 @@ static bool peep_nll(oxp_pass *p, oxp_node *n) {
 
 /* ---- driver ------------------------------------------------------------------ */
 
+/* Out of line: the rewrites' locals would otherwise sit in every frame
+ * of peep_block's recursion over nested blocks. */
+static OXP_OUT_OF_LINE oxp_status peep_node(oxp_pass *p, oxp_node *n) {
+  const char *op = oxp_pass_onnx_op(n);
+  if (!op || n->noutputs != 1 || n->ninputs < 1 || !n->inputs[0]) return OXP_OK;
+  if (strcmp(op, "Identity") == 0) oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
+  else if (strcmp(op, "Transpose") == 0) peep_transpose(p, n);
+  else if (strcmp(op, "Reshape") == 0) peep_reshape(p, n);
+  else if (strcmp(op, "Cast") == 0) peep_cast(p, n);
+  else if (strcmp(op, "Expand") == 0 || strcmp(op, "Flatten") == 0) {
+    if (same_shape(n->inputs[0], n->outputs[0]))
+      oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
+  } else if (strcmp(op, "Add") == 0) peep_add(p, n);
+  else if (strcmp(op, "MatMul") == 0) peep_matmul(p, n);
+  else if (strcmp(op, "NegativeLogLikelihoodLoss") == 0) peep_nll(p, n);
+  else if (strcmp(op, "BatchNormalization") == 0) {
+    bool done;
+    return peep_bn(p, n, &done);
+  }
+  return OXP_OK;
+}
+
 static oxp_status peep_block(oxp_pass *p, oxp_block *b) {
   OXP_FOR_NODES(b, n, nx) {
     for (int k = 0; k < n->nblocks; k++) {
       oxp_status st = peep_block(p, n->blocks[k]);
       if (st) return st;
     }
-    const char *op = oxp_pass_onnx_op(n);
-    if (!op || n->noutputs != 1 || n->ninputs < 1 || !n->inputs[0]) continue;
-    if (strcmp(op, "Identity") == 0) oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
-    else if (strcmp(op, "Transpose") == 0) peep_transpose(p, n);
-    else if (strcmp(op, "Reshape") == 0) peep_reshape(p, n);
-    else if (strcmp(op, "Cast") == 0) peep_cast(p, n);
-    else if (strcmp(op, "Expand") == 0 || strcmp(op, "Flatten") == 0) {
-      if (same_shape(n->inputs[0], n->outputs[0]))
-        oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
-    } else if (strcmp(op, "Add") == 0) peep_add(p, n);
-    else if (strcmp(op, "MatMul") == 0) peep_matmul(p, n);
-    else if (strcmp(op, "NegativeLogLikelihoodLoss") == 0) peep_nll(p, n);
-    else if (strcmp(op, "BatchNormalization") == 0) {
-      bool done;
-      oxp_status st = peep_bn(p, n, &done);
-      if (st) return st;
-    }
+    oxp_status st = peep_node(p, n);
+    if (st) return st;
   }
   return OXP_OK;
 }

@@ -58,6 +58,21 @@ void oxp_diag_format(const oxp_diag *d, char *buf, size_t n);
 /* Warnings do not stop an export; the caller decides where they go. */
 typedef void (*oxp_warn_fn)(void *user, const char *msg);
 
+/* ---- limits -------------------------------------------------------------- */
+
+/* The parser refuses input nested deeper than these with a located error
+ * naming the limit, so the passes, which recurse once per level, never
+ * see deeper input; at these depths the deepest recursion fits in a 1 MB
+ * stack, also in an ASan build. docs/cli.md lists them. */
+enum {
+  OXP_MAX_BLOCK_DEPTH = 512,  /* prim::If / prim::Loop blocks in blocks */
+  OXP_MAX_TYPE_DEPTH = 64,   /* tuple, list and optional types in types */
+  OXP_MAX_RANK = 64          /* dims of a tensor type */
+};
+/* For the per-node work of a pass that recurses over blocks: its locals
+ * then stay out of the recursion's frames. */
+#define OXP_OUT_OF_LINE __attribute__((noinline))
+
 /* ---- arena ------------------------------------------------------------- */
 
 typedef struct oxp_arena oxp_arena;

@@ -25,8 +25,9 @@ bool oxp_punexpected(oxp_pctx *c, oxp_tok t, const char *want);
  * "expected 'p' <what>, found ...". */
 bool oxp_pexpect(oxp_pctx *c, int p, const char *what);
 
-/* A type (parse_type.c); depth bounds nesting. NULL after an error. */
-oxp_type *oxp_parse_type(oxp_pctx *c, int depth);
+/* A type (parse_type.c), nested at most OXP_MAX_TYPE_DEPTH deep. NULL
+ * after an error. */
+oxp_type *oxp_parse_type(oxp_pctx *c);
 
 /* Parses `[name=value, ...]` (the '[' is next) onto n. decl is the
  * declared type of n's first output (NULL if none): inline tensor data

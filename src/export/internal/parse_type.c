@@ -8,8 +8,6 @@
 
 #include "parse.h"
 
-enum { MAX_TYPE_DEPTH = 64, MAX_RANK = 64 };
-
 static oxp_type *new_type(oxp_pctx *c, oxp_kind k) {
   oxp_type *t = oxp_type_new(c->a, k);
   if (!t) oxp_pnomem(c, NULL);
@@ -54,8 +52,9 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
              !(t.kind == LX_NUMBER && oxp_parse_int(t, &d) && d >= 0)) {
     return oxp_punexpected(c, t, "a dimension size, '*' or name=value");
   }
-  if (ty->rank == MAX_RANK)
-    return oxp_perr(c, &t.loc, "tensor rank above %d", MAX_RANK);
+  if (ty->rank == OXP_MAX_RANK)
+    return oxp_perr(c, &t.loc, "tensor rank above %d (onnxexp's limit)",
+                    OXP_MAX_RANK);
   dims[ty->rank++] = d;
   return true;
 }
@@ -64,7 +63,7 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
  * Any parenthesized form fixes the rank, so Long(requires_grad=0,
  * device=cpu) is 0-d, while a bare Long has unknown rank. */
 static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
-  int64_t dims[MAX_RANK];
+  int64_t dims[OXP_MAX_RANK];
   oxp_tok open = oxp_lx_next(&c->lx);
   ty->rank = 0;
   if (!oxp_lx_is_punct(oxp_lx_peek(&c->lx), ')')) {
@@ -153,7 +152,9 @@ static oxp_type *other_type(oxp_pctx *c, oxp_tok t) {
   return ty && ty->name ? ty : NULL;
 }
 
-static oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
+/* Out of line: tensor_args' dims would otherwise sit in every frame of
+ * the recursion over tuple types. */
+static OXP_OUT_OF_LINE oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
   for (size_t i = 0; i < sizeof SCALAR_TYPES / sizeof *SCALAR_TYPES; i++)
     if (oxp_lx_is_word(t, SCALAR_TYPES[i].name))
       return new_type(c, SCALAR_TYPES[i].kind);
@@ -165,14 +166,20 @@ static oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
   return ty;
 }
 
-static oxp_type *tuple_type(oxp_pctx *c, int depth) {
+static oxp_type *parse_type(oxp_pctx *c, int depth, int *height);
+
+/* The elements after '('; *height gets the deepest one's. */
+static oxp_type *tuple_type(oxp_pctx *c, int depth, int *height) {
   oxp_type *ty = new_type(c, OXP_T_TUPLE);
   int cap = 0;
+  *height = 0;
   if (!ty) return NULL;
   if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), ')')) return oxp_lx_next(&c->lx), ty;
   for (;;) {
-    oxp_type *e = oxp_parse_type(c, depth + 1);
+    int h;
+    oxp_type *e = parse_type(c, depth + 1, &h);
     if (!e) return NULL;
+    if (h > *height) *height = h;
     if (ty->nelems == cap) {
       int nc = cap ? cap * 2 : 4;
       oxp_type **ne = oxp_realloc(c->a, ty->elems, sizeof *ne * (size_t)cap,
@@ -191,18 +198,29 @@ static oxp_type *tuple_type(oxp_pctx *c, int depth) {
   }
 }
 
-/* type := (tuple | name) {'[]' | '?'} */
-oxp_type *oxp_parse_type(oxp_pctx *c, int depth) {
+static bool too_deep(oxp_pctx *c, const oxp_loc *at) {
+  return oxp_perr(c, at, "type nested deeper than %d (onnxexp's limit)",
+                  OXP_MAX_TYPE_DEPTH);
+}
+
+/* type := (tuple | name) {'[]' | '?'}
+ * depth counts the tuples around this type, which bounds the recursion;
+ * *height counts the tuples, lists and optionals inside it, which is how
+ * deep the passes that walk types will recurse. */
+static oxp_type *parse_type(oxp_pctx *c, int depth, int *height) {
   oxp_tok t = oxp_lx_next(&c->lx);
-  if (depth > MAX_TYPE_DEPTH) {
-    oxp_perr(c, &t.loc, "type nested deeper than %d", MAX_TYPE_DEPTH);
-    return NULL;
-  }
   oxp_type *ty;
-  if (oxp_lx_is_punct(t, '(')) ty = tuple_type(c, depth);
-  else if (t.kind == LX_IDENT) ty = named_type(c, t);
-  else return oxp_punexpected(c, t, "a type"), NULL;
-  for (int n = 0; ty; n++) {
+  *height = 0;
+  if (depth > OXP_MAX_TYPE_DEPTH) return too_deep(c, &t.loc), NULL;
+  if (oxp_lx_is_punct(t, '(')) {
+    if ((ty = tuple_type(c, depth, height)) && ++*height > OXP_MAX_TYPE_DEPTH)
+      return too_deep(c, &t.loc), NULL;
+  } else if (t.kind == LX_IDENT) {
+    ty = named_type(c, t);
+  } else {
+    return oxp_punexpected(c, t, "a type"), NULL;
+  }
+  while (ty) {
     oxp_lexer save = c->lx;
     oxp_tok s = oxp_lx_next(&c->lx);
     oxp_kind k;
@@ -213,11 +231,15 @@ oxp_type *oxp_parse_type(oxp_pctx *c, int depth) {
       c->lx = save;
       break;
     }
-    if (n == MAX_TYPE_DEPTH)
-      return oxp_perr(c, &s.loc, "type nested too deeply"), NULL;
+    if (++*height > OXP_MAX_TYPE_DEPTH) return too_deep(c, &s.loc), NULL;
     oxp_type *w = new_type(c, k);
     if (w) w->elem = ty;
     ty = w;
   }
   return ty;
+}
+
+oxp_type *oxp_parse_type(oxp_pctx *c) {
+  int height;
+  return parse_type(c, 0, &height);
 }

@@ -18,23 +18,34 @@
 
 #include "parse.h"
 
-enum { MAX_BLOCK_DEPTH = 128 };
+/* One map holds every visible name, so a lookup costs the same at any
+ * depth; a scope lists its own definitions to retire them when it ends. */
+typedef struct def def;
+struct def {
+  oxp_value *v; /* NULL once its scope has ended */
+  oxp_loc loc;
+  def *next;    /* the scope's previous definition */
+};
 
 typedef struct scope scope;
 struct scope {
-  oxp_map names; /* name -> def */
+  def *defs;
   scope *up;
 };
 
+/* A node output as its line declares it. */
 typedef struct {
-  oxp_value *v;
-  oxp_loc loc;
-} def;
+  oxp_tok name;
+  oxp_type *type;
+} out_decl;
 
 typedef struct {
   oxp_pctx c;
   oxp_graph *g;
+  oxp_map names; /* name -> def */
   scope *sc;
+  out_decl *outs; /* the current node line's outputs */
+  int capouts;
 } parser;
 
 /* ---- errors ---------------------------------------------------------- */
@@ -96,11 +107,8 @@ static void skip_newlines(parser *p) {
 /* ---- names ------------------------------------------------------------ */
 
 static def *lookup(parser *p, const char *name) {
-  for (scope *s = p->sc; s; s = s->up) {
-    def *d = oxp_map_get(&s->names, name);
-    if (d) return d;
-  }
-  return NULL;
+  def *d = oxp_map_get(&p->names, name);
+  return d && d->v ? d : NULL;
 }
 
 static bool define(parser *p, oxp_value *v, oxp_loc loc) {
@@ -109,20 +117,25 @@ static bool define(parser *p, oxp_value *v, oxp_loc loc) {
     return oxp_perr(&p->c, &loc, "value '%%%s' is defined twice (first at "
                     "line %d)", v->name, old->loc.line);
   def *d = oxp_alloc(p->c.a, sizeof *d);
-  if (!d || !oxp_map_put(&p->sc->names, v->name, d))
-    return oxp_pnomem(&p->c, &loc);
+  if (!d || !oxp_map_put(&p->names, v->name, d)) return oxp_pnomem(&p->c, &loc);
   d->v = v;
   d->loc = loc;
+  d->next = p->sc->defs;
+  p->sc->defs = d;
   return true;
 }
 
 static bool push_scope(parser *p) {
   scope *s = oxp_alloc(p->c.a, sizeof *s);
   if (!s) return oxp_pnomem(&p->c, NULL);
-  oxp_map_init(&s->names, p->c.a);
   s->up = p->sc;
   p->sc = s;
   return true;
+}
+
+static void pop_scope(parser *p) {
+  for (def *d = p->sc->defs; d; d = d->next) d->v = NULL;
+  p->sc = p->sc->up;
 }
 
 static char *tok_str(parser *p, oxp_tok t) {
@@ -182,7 +195,7 @@ static bool param(parser *p, oxp_tok *name, oxp_type **ty) {
     return *ty || oxp_pnomem(&p->c, &name->loc);
   }
   oxp_lx_next(&p->c.lx);
-  *ty = oxp_parse_type(&p->c, 0);
+  *ty = oxp_parse_type(&p->c);
   return *ty != NULL;
 }
 
@@ -211,25 +224,43 @@ static bool params(parser *p, oxp_block *b, bool multiline) {
 
 /* ---- nodes and blocks --------------------------------------------------- */
 
+/* Blocks nest by recursion (body -> node -> block -> body). Whatever a
+ * level does besides recursing lives in out-of-line helpers, so the
+ * recursive frames stay small. */
+
 static bool body(parser *p, oxp_block *b, int depth);
 
-static bool block(parser *p, oxp_node *n, int depth) {
-  oxp_lx_next(&p->c.lx); /* blockN */
+/* `blockN(params):` opening a block at depth; NULL after an error. */
+static OXP_OUT_OF_LINE oxp_block *block_header(parser *p, oxp_node *n, int depth) {
+  oxp_tok name = oxp_lx_next(&p->c.lx);
+  if (depth > OXP_MAX_BLOCK_DEPTH) {
+    oxp_perr(&p->c, &name.loc, "blocks nested deeper than %d (onnxexp's "
+             "limit)", OXP_MAX_BLOCK_DEPTH);
+    return NULL;
+  }
   oxp_block *b = oxp_node_add_block(n);
-  if (!b) return oxp_pnomem(&p->c, NULL);
-  scope *outer = p->sc;
-  if (!push_scope(p) ||
-      !oxp_pexpect(&p->c, '(', "after the block name") ||
-      !params(p, b, false) ||
-      !oxp_pexpect(&p->c, ':', "after the block parameters") ||
-      !expect_eol(p, "the block header") || !body(p, b, depth))
-    return false;
+  if (!b) return oxp_pnomem(&p->c, &name.loc), NULL;
+  bool ok = push_scope(p) &&
+            oxp_pexpect(&p->c, '(', "after the block name") &&
+            params(p, b, false) &&
+            oxp_pexpect(&p->c, ':', "after the block parameters") &&
+            expect_eol(p, "the block header");
+  return ok ? b : NULL;
+}
+
+/* `-> (outputs)` closing b; its names end with it. */
+static OXP_OUT_OF_LINE bool block_end(parser *p, oxp_block *b) {
   oxp_lx_next(&p->c.lx); /* -> */
   if (!uses(p, "the block outputs", b, add_block_output) ||
       !expect_eol(p, "the block outputs"))
     return false;
-  p->sc = outer;
+  pop_scope(p);
   return true;
+}
+
+static bool block(parser *p, oxp_node *n, int depth) {
+  oxp_block *b = block_header(p, n, depth);
+  return b && body(p, b, depth) && block_end(p, b);
 }
 
 static bool is_block_header(oxp_tok t) {
@@ -313,26 +344,21 @@ static bool node_rest(parser *p, oxp_node *n, const oxp_type *decl) {
   return expect_eol(p, "the node");
 }
 
-typedef struct {
-  oxp_tok name;
-  oxp_type *type;
-} out_decl;
-
-/* `%a : T, %b : T =` or a bare `=`; returns the count, -1 on error. */
-static int node_outputs(parser *p, out_decl **outs) {
-  int n = 0, cap = 0;
-  *outs = NULL;
+/* `%a : T, %b : T =` or a bare `=` into p->outs, which every node
+ * reuses; returns the count, -1 on error. */
+static int node_outputs(parser *p) {
+  int n = 0;
   if (oxp_lx_peek(&p->c.lx).kind == LX_VALUE) {
     for (;;) {
-      if (n == cap) {
-        int nc = cap ? cap * 2 : 4;
-        out_decl *o = oxp_realloc(p->c.a, *outs, sizeof *o * (size_t)cap,
+      if (n == p->capouts) {
+        int nc = n ? n * 2 : 4;
+        out_decl *o = oxp_realloc(p->c.a, p->outs, sizeof *o * (size_t)n,
                                   sizeof *o * (size_t)nc);
         if (!o) return oxp_pnomem(&p->c, NULL), -1;
-        *outs = o;
-        cap = nc;
+        p->outs = o;
+        p->capouts = nc;
       }
-      if (!param(p, &(*outs)[n].name, &(*outs)[n].type)) return -1;
+      if (!param(p, &p->outs[n].name, &p->outs[n].type)) return -1;
       n++;
       if (!oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ',')) break;
       oxp_lx_next(&p->c.lx);
@@ -344,49 +370,74 @@ static int node_outputs(parser *p, out_decl **outs) {
   return n;
 }
 
-static bool node(parser *p, oxp_block *b, int depth) {
+/* A node's line, appended to b. *locs gets where its outputs are named,
+ * for define_outputs: nested nodes reuse p->outs before that. */
+static OXP_OUT_OF_LINE oxp_node *node_line(parser *p, oxp_block *b,
+                                       oxp_loc **locs) {
   oxp_loc at = oxp_lx_here(&p->c.lx);
-  out_decl *outs;
-  int nout = node_outputs(p, &outs);
-  if (nout < 0) return false;
+  int nout = node_outputs(p);
+  if (nout < 0) return NULL;
   if (nout == 0) at = oxp_lx_here(&p->c.lx);
   oxp_node *n = oxp_node_new(p->g, "", nout);
-  if (!n) return oxp_pnomem(&p->c, &at);
+  *locs = nout ? oxp_alloc(p->c.a, sizeof **locs * (size_t)nout) : NULL;
+  if (!n || (nout && !*locs)) return oxp_pnomem(&p->c, &at), NULL;
   n->loc = at;
   for (int i = 0; i < nout; i++) {
-    n->outputs[i]->type = outs[i].type;
-    if (!(n->outputs[i]->name = tok_str(p, outs[i].name))) return false;
+    n->outputs[i]->type = p->outs[i].type;
+    (*locs)[i] = p->outs[i].name.loc;
+    if (!(n->outputs[i]->name = tok_str(p, p->outs[i].name))) return NULL;
   }
-  if (!node_rest(p, n, nout ? outs[0].type : NULL)) return false;
+  if (!node_rest(p, n, nout ? p->outs[0].type : NULL)) return NULL;
   oxp_block_append(b, n);
-  while (is_block_header(oxp_lx_peek(&p->c.lx)))
+  return n;
+}
+
+static OXP_OUT_OF_LINE bool at_block_header(parser *p) {
+  return is_block_header(oxp_lx_peek(&p->c.lx));
+}
+
+/* After the node's blocks: they cannot see the node's own outputs. */
+static OXP_OUT_OF_LINE bool define_outputs(parser *p, oxp_node *n,
+                                       const oxp_loc *locs) {
+  for (int i = 0; i < n->noutputs; i++)
+    if (!define(p, n->outputs[i], locs[i])) return false;
+  return true;
+}
+
+static bool node(parser *p, oxp_block *b, int depth) {
+  oxp_loc *locs;
+  oxp_node *n = node_line(p, b, &locs);
+  if (!n) return false;
+  while (at_block_header(p))
     if (!block(p, n, depth + 1)) return false;
-  /* Defined after the blocks: they cannot see the node's own outputs. */
-  for (int i = 0; i < nout; i++)
-    if (!define(p, n->outputs[i], outs[i].name.loc)) return false;
+  return define_outputs(p, n, locs);
+}
+
+/* Skips to the next node of a block at depth; *more is false at the
+ * block's end ('return' for the top block, '->' for nested ones). */
+static OXP_OUT_OF_LINE bool next_node(parser *p, int depth, bool *more) {
+  skip_newlines(p);
+  oxp_tok t = oxp_lx_peek(&p->c.lx);
+  *more = false;
+  if (depth == 0 && oxp_lx_is_word(t, "return")) return true;
+  if (depth > 0 && t.kind == LX_ARROW) return true;
+  /* Say which end is missing rather than "expected a node". */
+  if (depth > 0 && oxp_lx_is_word(t, "return"))
+    return oxp_punexpected(&p->c, t, "'-> (...)' to end the block");
+  if (depth == 0 && t.kind == LX_ARROW)
+    return oxp_punexpected(&p->c, t, "a node or 'return' (no block is open)");
+  if (t.kind == LX_EOF)
+    return oxp_perr(&p->c, &t.loc, "expected %s before end of input",
+                    depth ? "'-> (...)' to end the block" : "'return'");
+  *more = true;
   return true;
 }
 
 /* Nodes up to 'return' (top block) or '->' (nested blocks). */
 static bool body(parser *p, oxp_block *b, int depth) {
-  if (depth > MAX_BLOCK_DEPTH) {
-    oxp_loc at = oxp_lx_here(&p->c.lx);
-    return oxp_perr(&p->c, &at, "blocks nested deeper than %d",
-                    MAX_BLOCK_DEPTH);
-  }
-  for (;;) {
-    skip_newlines(p);
-    oxp_tok t = oxp_lx_peek(&p->c.lx);
-    if (depth == 0 && oxp_lx_is_word(t, "return")) return true;
-    if (depth > 0 && t.kind == LX_ARROW) return true;
-    /* Say which end is missing rather than "expected a node". */
-    if (depth > 0 && oxp_lx_is_word(t, "return"))
-      return oxp_punexpected(&p->c, t, "'-> (...)' to end the block");
-    if (depth == 0 && t.kind == LX_ARROW)
-      return oxp_punexpected(&p->c, t, "a node or 'return' (no block is open)");
-    if (t.kind == LX_EOF)
-      return oxp_perr(&p->c, &t.loc, "expected %s before end of input",
-                      depth ? "'-> (...)' to end the block" : "'return'");
+  for (bool more;;) {
+    if (!next_node(p, depth, &more)) return false;
+    if (!more) return true;
     if (!node(p, b, depth)) return false;
   }
 }
@@ -411,8 +462,9 @@ static bool graph(parser *p) {
 oxp_status oxp_parse_ir(oxp_arena *a, const char *file, const char *text,
                         size_t len, oxp_graph **out, oxp_diag *d) {
   *out = NULL;
-  parser p = {{.a = a, .d = d}, NULL, NULL};
+  parser p = {.c = {.a = a, .d = d}};
   oxp_lx_init(&p.c.lx, file, text ? text : "", text ? len : 0);
+  oxp_map_init(&p.names, a);
   if (!(p.g = oxp_graph_new(a, file)) || !push_scope(&p))
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   if (!graph(&p)) return p.c.st ? p.c.st : OXP_ERR_INTERNAL;

@@ -104,6 +104,14 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
   int dt = s->dtype ? s->dtype : old.dtype;
   int rank = s->rank >= 0 ? s->rank : old.rank;
   if (rank < 0 && v->type && v->type->kind != OXP_T_TENSOR) return;
+  /* A declared rank above what an oxp_shape holds is known all the same:
+   * losing it would leave the model's outputs without a shape. */
+  if (rank < 0 && v->type && v->type->rank > OXP_MAXRANK) {
+    if (dt == v->type->dtype) return;
+    oxp_type *t = oxp_type_copy(a, v->type);
+    if (t) t->dtype = dt, v->type = t;
+    return;
+  }
   oxp_type *t = oxp_type_tensor(a, dt, rank, NULL);
   if (!t) return;
   bool keep_old = !dynamic && old.rank == rank;

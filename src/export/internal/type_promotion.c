@@ -178,6 +178,24 @@ static int infer(const oxp_node *n, int r, int first, int count) {
   return dt;
 }
 
+/* Out of line: infer's operands would otherwise sit in every frame of
+ * walk's recursion over nested blocks. */
+static OXP_OUT_OF_LINE void promote(oxp_graph *g, oxp_node *n) {
+  if (n->noutputs < 1) return;
+  oxp_value *out = n->outputs[0];
+  oxp_type *t = out->type;
+  if (t && (t->kind != OXP_T_TENSOR || t->dtype)) return;
+  for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++) {
+    if (!oxp_kind_is(n, RULES[i].op)) continue;
+    int dt = infer(n, RULES[i].r, RULES[i].first, RULES[i].count);
+    if (!dt) return;
+    /* A copy: the parser may share one `Tensor` type between values. */
+    t = t ? oxp_type_copy(g->arena, t) : oxp_type_tensor(g->arena, dt, -1, NULL);
+    if (t) t->dtype = dt, out->type = t;
+    return;
+  }
+}
+
 static void walk(oxp_graph *g, oxp_block *b) {
   for (oxp_node *n = b->first; n; n = n->next) {
     if (oxp_kind_is(n, "prim::Loop") && n->nblocks == 1)
@@ -203,19 +221,7 @@ static void walk(oxp_graph *g, oxp_block *b) {
         }
       }
     }
-    if (n->noutputs < 1) continue;
-    oxp_value *out = n->outputs[0];
-    oxp_type *t = out->type;
-    if (t && (t->kind != OXP_T_TENSOR || t->dtype)) continue;
-    for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++) {
-      if (!oxp_kind_is(n, RULES[i].op)) continue;
-      int dt = infer(n, RULES[i].r, RULES[i].first, RULES[i].count);
-      if (!dt) break;
-      /* A copy: the parser may share one `Tensor` type between values. */
-      t = t ? oxp_type_copy(g->arena, t) : oxp_type_tensor(g->arena, dt, -1, NULL);
-      if (t) t->dtype = dt, out->type = t;
-      break;
-    }
+    promote(g, n);
   }
 }
 

@@ -11,8 +11,6 @@
 #define N(x) ((oxp_node *)(void *)(x))
 #define V(x) ((oxp_value *)(void *)(x))
 
-enum { MAX_RANK = 64 };
-
 static onnxexp_status nomem(oxp_diag *d) {
   return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
 }
@@ -31,7 +29,7 @@ bool oxp_shim_dtype_ok(int dt) {
 }
 
 static bool dims_ok(int rank, const int64_t *dims, bool allow_unknown) {
-  if (rank < (allow_unknown ? -1 : 0) || rank > MAX_RANK) return false;
+  if (rank < (allow_unknown ? -1 : 0) || rank > OXP_MAX_RANK) return false;
   if (rank > 0 && !dims) return false;
   for (int i = 0; i < rank; i++)
     if (dims[i] < (allow_unknown ? -1 : 0)) return false;
@@ -220,6 +218,15 @@ onnxexp_status onnxexp_node_add_block(onnxexp_node *n, onnxexp_block **out,
   if (!out) return oxp_shim_null(d, fname, "out");
   *out = NULL;
   if (!n) return oxp_shim_null(d, fname, "node");
+  /* As the parser does: the passes recurse once per level. */
+  int depth = 1;
+  for (const oxp_block *o = N(n)->owner; o && o->owner; o = o->owner->owner)
+    depth++;
+  if (depth > OXP_MAX_BLOCK_DEPTH)
+    return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, N(n)->kind,
+                                    "%s: blocks nested deeper than %d "
+                                    "(onnxexp's limit)", fname,
+                                    OXP_MAX_BLOCK_DEPTH);
   oxp_block *b = oxp_node_add_block(N(n));
   if (!b) return nomem(d);
   *out = (onnxexp_block *)(void *)b;
