@@ -145,6 +145,55 @@ START_TEST(slice_gather_where_evaluate) {
 }
 END_TEST
 
+/* A big Transpose folds to a recipe, not a copy (fold_lazy.c); a Reshape
+ * of it stays one; readers of a few bytes (at any offset) and of elements
+ * see the eager transpose's values without making it, and an evaluator
+ * that needs all of one (Slice) makes that one, once. */
+START_TEST(big_transpose_folds_lazily) {
+  enum { P = 4, Q = 257, S = 300, N = P * Q * S }; /* 1.2 MB */
+  float *v = malloc(sizeof(float) * N), *want = malloc(sizeof(float) * N);
+  for (int i = 0; i < N; i++) v[i] = (float)i;
+  for (int a = 0; a < P; a++) /* perm {2, 0, 1}: want[s][a][q] = v[a][q][s] */
+    for (int q = 0; q < Q; q++)
+      for (int c = 0; c < S; c++) want[(c * P + a) * Q + q] = v[(a * Q + q) * S + c];
+  const int64_t wd[] = {P, Q, S}, perm[] = {2, 0, 1}, shape[] = {S, P * Q};
+  const int64_t st = 1, en = 3;
+  oxp_value *w = weight("w", 3, wd, v), *s = const_i64("s", 1, shape, 2);
+  oxp_node *t = op("Transpose", "t", w, NULL, NULL), *t2 = op("Transpose", "t2", w, NULL, NULL);
+  oxp_attr_set_ints(t, "perm", perm, 3);
+  oxp_attr_set_ints(t2, "perm", perm, 3);
+  oxp_node *r = op("Reshape", "r", out0(t), s, NULL), *r2 = op("Reshape", "r2", out0(t2), s, NULL);
+  oxp_node *sl = op("Slice", "sl", out0(r2), const_i64("st", 1, &st, 1), const_i64("en", 1, &en, 1));
+  oxp_block_add_output(G->top, out0(op("Identity", "y", out0(r), NULL, NULL)));
+  oxp_block_add_output(G->top, out0(op("Identity", "y2", out0(sl), NULL, NULL)));
+  oxp_value *rv = out0(r), *slv = out0(sl), *tv = out0(t2);
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(fold(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Identity(r)->y; Identity(sl)->y2");
+  const oxp_tensor *rt = rv->init;
+  ck_assert_int_eq(rt->rank, 2);
+  ck_assert_int_eq(rt->dims[1], P * Q);
+  ck_assert(oxp_tensor_is_lazy(rt));
+  unsigned char got[4099];
+  oxp_tensor_read(rt, 4 * 1000 + 3, got, sizeof got);
+  ck_assert(memcmp(got, (const unsigned char *)want + 4 * 1000 + 3, sizeof got) == 0);
+  ck_assert(oxp_tensor_get_f(rt, N - 1) == want[N - 1]);
+  ck_assert(oxp_tensor_get_f(rt, 12345) == want[12345]);
+  ck_assert(v[0] == 0); /* the weight is only read */
+  /* Slice read all of t2's: made, and with it the Transpose's recipe */
+  ck_assert(!oxp_tensor_is_lazy(tv->init));
+  ck_assert(memcmp(tv->init->data, want, sizeof(float) * N) == 0);
+  ck_assert(oxp_tensor_is_lazy(rt));
+  ck_assert(memcmp(oxp_tensor_data(rt), want, sizeof(float) * N) == 0);
+  ck_assert(!oxp_tensor_is_lazy(rt));
+  ck_assert_int_eq(slv->init->dims[0], 2);
+  ck_assert(memcmp(slv->init->data, want + P * Q, sizeof(float) * 2 * P * Q) == 0);
+  free(v);
+  free(want);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("const_fold");
   TCase *t = tcase_create("core");
@@ -156,6 +205,7 @@ int main(void) {
   tcase_add_test(t, graph_output_is_not_folded_away);
   tcase_add_test(t, overridable_weights_do_not_fold);
   tcase_add_test(t, slice_gather_where_evaluate);
+  tcase_add_test(t, big_transpose_folds_lazily);
   suite_add_tcase(s, t);
   return oxp_check_run(s);
 }

@@ -492,6 +492,85 @@ START_TEST(relative_paths) {
 }
 END_TEST
 
+/* ---- lazy folded transposes ---------------------------------------------- */
+
+static bool same_file(const char *a, const char *b) {
+  size_t la, lb;
+  unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
+  bool eq = la == lb && memcmp(x, y, la) == 0;
+  free(x);
+  free(y);
+  return eq;
+}
+
+/* Linear on a 3-D input: MatMul(x, Transpose(w)) with w mapped from a
+ * sidecar, twice (two Linears sharing a weight). The folded transposes
+ * stay recipes (no copy in the arena, before or while writing), the dedup
+ * finds them equal, and both writers produce exactly the bytes of the
+ * same graph with the transpose made eagerly. */
+START_TEST(lazy_transpose_of_mapped_weight) {
+  enum { R = 1024, C = 520 }; /* 2.1 MB: past the size folding copies at */
+  float *vals = malloc(sizeof(float) * R * C), *want = malloc(sizeof(float) * R * C);
+  for (int i = 0; i < R * C; i++) vals[i] = (float)i;
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) want[j * R + i] = vals[i * C + j];
+  oxp_safetensors *st = sidecar("sub/w.safetensors", vals, R * C);
+  const oxp_st_entry *e = oxp_st_find(st, "w");
+  const int64_t wd[] = {R, C}, xd[] = {2, 3, C}, perm[] = {1, 0};
+  oxp_value *w = oxp_block_add_input(G->top, "w", oxp_type_tensor(A, OXP_DT_FLOAT, 2, wd));
+  w->init = oxp_tensor_new(A, OXP_DT_FLOAT, 2, wd, e->t.data, e->t.nbytes);
+  w->init->src_path = e->t.src_path;
+  w->init->src_offset = e->t.src_offset;
+  oxp_value *x = oxp_block_add_input(G->top, "x", oxp_type_tensor(A, OXP_DT_FLOAT, 3, xd));
+  oxp_node *mm[2];
+  for (int k = 0; k < 2; k++) {
+    oxp_node *t = oxp_node_new(G, "onnx::Transpose", 1);
+    oxp_node_add_input(t, w);
+    oxp_attr_set_ints(t, "perm", perm, 2);
+    oxp_block_append(G->top, t);
+    mm[k] = oxp_node_new(G, "onnx::MatMul", 1);
+    oxp_node_add_input(mm[k], x);
+    oxp_node_add_input(mm[k], t->outputs[0]);
+    oxp_block_append(G->top, mm[k]);
+    mm[k]->outputs[0]->name = k ? "y1" : "y0";
+    oxp_block_add_output(G->top, mm[k]->outputs[0]);
+  }
+  oxp_options o = opts(OXP_EXT_NONE);
+  oxp_diag d = {0};
+  size_t before = oxp_arena_bytes(A);
+  ck_assert_msg(oxp_onnx_passes(G, &o, &d) == OXP_OK, "%s", d.message);
+  ck_assert_ptr_eq(mm[0]->inputs[1], mm[1]->inputs[1]); /* deduplicated */
+  const oxp_tensor *t = mm[0]->inputs[1]->init;
+  ck_assert_ptr_nonnull(t);
+  ck_assert_int_eq(t->dims[0], C);
+  ck_assert(oxp_tensor_is_lazy(t));
+  ck_assert(oxp_tensor_get_f(t, 1) == want[1]);
+  ck_assert_msg(oxp_write_file(G, &o, path_in("l.onnx"), &d) == OXP_OK, "%s", d.message);
+  o.external_data = OXP_EXT_FILE;
+  ck_assert_msg(oxp_write_file(G, &o, path_in("f.onnx"), &d) == OXP_OK, "%s", d.message);
+  ck_assert(oxp_tensor_is_lazy(t));
+  ck_assert_uint_lt(oxp_arena_bytes(A) - before, t->nbytes / 2);
+
+  Onnx__ModelProto *m = load(path_in("l.onnx"));
+  const Onnx__TensorProto *tp = m->graph->initializer[m->graph->n_initializer - 1];
+  ck_assert_uint_eq(tp->raw_data.len, sizeof(float) * R * C);
+  ck_assert(memcmp(tp->raw_data.data, want, tp->raw_data.len) == 0);
+  onnx__model_proto__free_unpacked(m, NULL);
+
+  ck_assert_ptr_nonnull(oxp_tensor_data(t)); /* eager from here on */
+  ck_assert(!oxp_tensor_is_lazy(t));
+  ck_assert(memcmp(t->data, want, t->nbytes) == 0);
+  ck_assert(oxp_write_file(G, &o, path_in("fe.onnx"), &d) == OXP_OK);
+  o.external_data = OXP_EXT_NONE;
+  ck_assert(oxp_write_file(G, &o, path_in("le.onnx"), &d) == OXP_OK);
+  ck_assert(same_file(path_in("l.onnx"), path_in("le.onnx")));
+  ck_assert(same_file(path_in("f.onnx.data"), path_in("fe.onnx.data")));
+  oxp_st_close(st);
+  free(vals);
+  free(want);
+}
+END_TEST
+
 /* ---- the mapping table ---------------------------------------------------- */
 
 START_TEST(fmap_tells_file_bytes_from_memory) {
@@ -622,6 +701,7 @@ Suite *external_suite(void) {
   tcase_add_test(tc, reference_mode_ignores_stale_source);
   tcase_add_test(tc, reference_mode_sidecar_outside_model_dir);
   tcase_add_test(tc, relative_paths);
+  tcase_add_test(tc, lazy_transpose_of_mapped_weight);
   tcase_add_test(tc, fmap_tells_file_bytes_from_memory);
   tcase_add_test(tc, fmap_rejects_modified_private_mapping);
   tcase_add_test(tc, progress_line_format);

@@ -7,7 +7,8 @@
  * almost never finds anything. Only tensors whose samples agree are
  * compared in full. The survivor is the first in graph order, so weight
  * inputs (named parameters) win over anonymous constants and results are
- * stable. */
+ * stable. Lazy tensors (folded transposes, fold_lazy.c) are hashed and
+ * compared on the same bytes, read a piece at a time, never made. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,25 @@ static uint64_t fnv_bytes(uint64_t h, const unsigned char *p, size_t n) {
   return h;
 }
 
-enum { SAMPLE_END = 4096, SAMPLE_SLICES = 32, SAMPLE_SLICE = 64 };
+/* PIECE: bytes read at a time from a lazy tensor, on the stack. */
+enum { SAMPLE_END = 4096, SAMPLE_SLICES = 32, SAMPLE_SLICE = 64, PIECE = 4096 };
+
+/* n <= PIECE bytes of t at off: in place, or read into buf when lazy. */
+static const unsigned char *piece(const oxp_tensor *t, size_t off, size_t n,
+                                  unsigned char *buf) {
+  if (!oxp_tensor_is_lazy(t)) return (const unsigned char *)t->data + off;
+  oxp_tensor_read(t, off, buf, n);
+  return buf;
+}
+
+static uint64_t fnv_at(uint64_t h, const oxp_tensor *t, size_t off, size_t n) {
+  unsigned char buf[PIECE];
+  for (size_t k; n > 0; off += k, n -= k) {
+    k = n < PIECE ? n : PIECE;
+    h = fnv_bytes(h, piece(t, off, k, buf), k);
+  }
+  return h;
+}
 
 /* FNV-1a over the shape, the first and last 4 KiB and 32 slices between:
  * at most about 10 KiB of any tensor, whatever its size. */
@@ -41,21 +60,32 @@ static uint64_t sample_hash(const oxp_tensor *t) {
   uint64_t h = 1469598103934665603ull;
   h = (h ^ (uint64_t)t->rank) * 1099511628211ull;
   for (int i = 0; i < t->rank; i++) h = (h ^ (uint64_t)t->dims[i]) * 1099511628211ull;
-  const unsigned char *p = t->data;
   size_t n = t->nbytes;
-  if (n <= 2 * SAMPLE_END + SAMPLE_SLICES * SAMPLE_SLICE) return fnv_bytes(h, p, n);
-  h = fnv_bytes(h, p, SAMPLE_END);
+  if (n <= 2 * SAMPLE_END + SAMPLE_SLICES * SAMPLE_SLICE) return fnv_at(h, t, 0, n);
+  h = fnv_at(h, t, 0, SAMPLE_END);
   size_t step = (n - 2 * SAMPLE_END) / SAMPLE_SLICES;
   for (size_t k = 0; k < SAMPLE_SLICES; k++)
-    h = fnv_bytes(h, p + SAMPLE_END + k * step, SAMPLE_SLICE);
-  return fnv_bytes(h, p + n - SAMPLE_END, SAMPLE_END);
+    h = fnv_at(h, t, SAMPLE_END + k * step, SAMPLE_SLICE);
+  return fnv_at(h, t, n - SAMPLE_END, SAMPLE_END);
+}
+
+static bool same_bytes(const oxp_tensor *a, const oxp_tensor *b) {
+  if (!oxp_tensor_is_lazy(a) && !oxp_tensor_is_lazy(b))
+    return a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0;
+  if (oxp_lazy_same(a, b)) return true;
+  unsigned char x[PIECE], y[PIECE];
+  for (size_t off = 0, k; off < a->nbytes; off += k) {
+    k = a->nbytes - off < PIECE ? a->nbytes - off : PIECE;
+    if (memcmp(piece(a, off, k, x), piece(b, off, k, y), k) != 0) return false;
+  }
+  return true;
 }
 
 static bool same(const oxp_tensor *a, const oxp_tensor *b) {
   if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes) return false;
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
-  return a->data == b->data || memcmp(a->data, b->data, a->nbytes) == 0;
+  return same_bytes(a, b);
 }
 
 static int collect(oxp_pass *p, oxp_block *b, cand *c, int n) {

@@ -9,11 +9,12 @@
  *    elsewhere), small ones on 64 bytes so a runtime that uses the mapping
  *    in place never sees a misaligned element. Padding is left as holes.
  *    Bytes that are bytes of a file (the safetensors mmap) are copied by
- *    the kernel (external_data_map.c).
+ *    the kernel (external_data_map.c); a lazy tensor (a folded transpose)
+ *    is made and written a chunk at a time.
  *  - reference: nothing is copied; a tensor whose bytes are verifiably the
  *    sidecar's bytes at src_offset points into the sidecar itself, located
  *    relative to the model's directory. Tensors made during export (folded
- *    constants, attributes) have no file and stay inline.
+ *    constants, lazy ones too, attributes) have no file and stay inline.
  * Tiny tensors stay inline in both: an entry costs more than their data. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -192,8 +193,7 @@ oxp_status oxp_ext_place(oxp_ext *x, const oxp_tensor *t, bool *external,
     return oxp_fail(d, OXP_ERR_IO, NULL, NULL, "%s would pass 2^63 bytes",
                     x->what);
   off_t pos = (off_t)off;
-  st = oxp_fmap_copy(x->fmap, x->fd, &pos, t->data, t->nbytes, x->prog,
-                     x->what, d);
+  st = oxp_fmap_copy_tensor(x->fmap, x->fd, &pos, t, x->prog, x->what, d);
   if (st) return st;
   x->end = off + t->nbytes;
   x->copied += t->nbytes;

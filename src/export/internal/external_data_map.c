@@ -310,3 +310,27 @@ oxp_status oxp_fmap_copy(oxp_fmap *m, int out, off_t *out_off, const void *p,
   }
   return OXP_OK;
 }
+
+typedef struct {
+  int out;
+  off_t *out_off;
+  oxp_progress *prog;
+  const char *what;
+  oxp_diag *d;
+} plain_out;
+
+static oxp_status put_plain(void *u, const void *p, size_t n) {
+  plain_out *o = u;
+  oxp_status st = write_mem(o->out, o->out_off, p, n, o->what, o->d);
+  if (!st) oxp_progress_add(o->prog, (uint64_t)n);
+  return st;
+}
+
+oxp_status oxp_fmap_copy_tensor(oxp_fmap *m, int out, off_t *out_off,
+                                const oxp_tensor *t, oxp_progress *prog,
+                                const char *what, oxp_diag *d) {
+  if (!oxp_tensor_is_lazy(t))
+    return oxp_fmap_copy(m, out, out_off, t->data, t->nbytes, prog, what, d);
+  plain_out o = {out, out_off, prog, what, d};
+  return oxp_tensor_produce(t, put_plain, &o, d);
+}

@@ -1,8 +1,9 @@
 /* fold_eval.c: small evaluators of ONNX ops on constant tensors, for
  * constant folding. Results live in the arena; inputs (often weights in
  * the read-only mmap) are only read. Ops that only relabel dims (Reshape,
- * Squeeze, Unsqueeze, Flatten, Identity) share their input's bytes. An op
- * the evaluator does not know, or a dtype it cannot compute in, leaves
+ * Squeeze, Unsqueeze, Flatten, Identity) share their input's bytes, and a
+ * big Transpose is lazy (fold_lazy.c): it keeps a recipe, not a copy. An
+ * op the evaluator does not know, or a dtype it cannot compute in, leaves
  * *out NULL: the node then simply stays. */
 #include <math.h>
 #include <string.h>
@@ -93,7 +94,10 @@ static oxp_tensor *new_out(ev *e, int dt, int rank, const int64_t *dims) {
 
 static oxp_tensor *relabel(ev *e, const oxp_tensor *t, int rank,
                            const int64_t *dims) {
-  return oxp_tensor_new(e->p->g->arena, t->dtype, rank, dims, t->data, t->nbytes);
+  oxp_tensor *o = oxp_tensor_new(e->p->g->arena, t->dtype, rank, dims,
+                                 t->data, t->nbytes);
+  if (o) o->lazy = t->lazy;
+  return o;
 }
 
 static bool norm_axis(int64_t *a, int rank) {
@@ -188,6 +192,10 @@ static oxp_tensor *e_unsqueeze(ev *e) {
 
 /* ---- data movement -------------------------------------------------------- */
 
+/* Transposes from this size on are lazy: below it a copy costs less than
+ * the recipe's bookkeeping, and nothing that small matters for memory. */
+enum { LAZY_FROM = OXP_FOLD_LIMIT };
+
 static oxp_tensor *e_transpose(ev *e) {
   oxp_tensor *x = IN(e, 0);
   int r = x->rank;
@@ -205,7 +213,10 @@ static oxp_tensor *e_transpose(ev *e) {
     if (perm[i] < 0 || perm[i] >= r) return NULL;
     d[i] = x->dims[perm[i]];
   }
-  oxp_tensor *o = new_out(e, x->dtype, r, d);
+  oxp_tensor *o;
+  if (x->nbytes >= LAZY_FROM && (o = oxp_lazy_transpose(e->p->g->arena, x, perm)))
+    return o;
+  o = new_out(e, x->dtype, r, d);
   if (!o) return NULL;
   size_t es = oxp_dtype_size(x->dtype);
   for (int64_t i = 0, m = oxp_tensor_numel(o); i < m; i++) {
@@ -576,16 +587,26 @@ oxp_status oxp_fold_eval(oxp_pass *p, oxp_node *n, oxp_tensor **in,
       *out = e_unary(&e, (unop)un[i].code);
       return OXP_OK;
     }
-  static const struct { const char *op; oxp_tensor *(*fn)(ev *); } fns[] = {
-      {"Identity", e_identity}, {"Reshape", e_reshape},
-      {"Flatten", e_flatten}, {"Squeeze", e_squeeze},
-      {"Unsqueeze", e_unsqueeze}, {"Transpose", e_transpose},
-      {"Concat", e_concat}, {"Slice", e_slice}, {"Gather", e_gather},
-      {"Cast", e_cast}, {"Shape", e_shape}, {"Where", e_where},
-      {"Expand", e_expand}, {"ConstantOfShape", e_const_of_shape},
-      {"Range", e_range}};
+  /* bytes: reads its inputs' data directly, so lazy inputs are made
+   * first (the rest read elements through the getters, or none). */
+  static const struct {
+    const char *op;
+    oxp_tensor *(*fn)(ev *);
+    bool bytes;
+  } fns[] = {
+      {"Identity", e_identity, false}, {"Reshape", e_reshape, false},
+      {"Flatten", e_flatten, false}, {"Squeeze", e_squeeze, false},
+      {"Unsqueeze", e_unsqueeze, false}, {"Transpose", e_transpose, true},
+      {"Concat", e_concat, true}, {"Slice", e_slice, true},
+      {"Gather", e_gather, true}, {"Cast", e_cast, false},
+      {"Shape", e_shape, false}, {"Where", e_where, true},
+      {"Expand", e_expand, true}, {"ConstantOfShape", e_const_of_shape, false},
+      {"Range", e_range, false}};
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
     if (strcmp(op, fns[i].op) == 0) {
+      for (int k = 0; fns[i].bytes && k < n->ninputs; k++)
+        if (in[k] && oxp_tensor_is_lazy(in[k]) && !oxp_tensor_data(in[k]))
+          return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
       *out = fns[i].fn(&e);
       return OXP_OK;
     }

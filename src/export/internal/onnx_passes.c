@@ -37,7 +37,7 @@ oxp_status oxp_pass_init(oxp_pass *p, oxp_graph *g, const oxp_options *o,
 }
 
 bool oxp_pass_is_const(const oxp_pass *p, const oxp_value *v) {
-  if (!v || !v->init || v->producer || !v->init->data) return false;
+  if (!v || !v->init || v->producer || !oxp_tensor_has_bytes(v->init)) return false;
   if (!v->owner) return true; /* a block constant */
   /* A weight input: fixed only when no runtime input can replace it. */
   return v->owner == p->g->top && p->o->export_params &&

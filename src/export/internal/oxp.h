@@ -190,6 +190,7 @@ void oxp_type_print(const oxp_type *t, char *buf, size_t n);
 
 /* A dense little-endian tensor. data is borrowed: from the weights mmap,
  * from the arena, or from a caller of the C API; it is never freed here. */
+typedef struct oxp_lazy oxp_lazy;
 typedef struct {
   int dtype;
   int rank;
@@ -200,6 +201,10 @@ typedef struct {
    * the bytes exist only in memory. */
   const char *src_path;
   uint64_t src_offset;
+  /* A folded permutation of another tensor, made only when read
+   * (fold_lazy.c): data stays NULL until then. Test bytes with
+   * oxp_tensor_has_bytes, not data. */
+  const oxp_lazy *lazy;
 } oxp_tensor;
 
 oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
@@ -216,6 +221,36 @@ void oxp_tensor_release(const oxp_tensor *t);
 /* Element i as a double / int64 (any numeric dtype). */
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);
+
+/* Lazy tensors (fold_lazy.c). A reader of a few elements never makes the
+ * whole tensor: the getters above and oxp_tensor_read read in place. */
+static inline bool oxp_tensor_has_bytes(const oxp_tensor *t) {
+  return t->data || t->lazy;
+}
+/* Lazy and not made yet (a made one is a plain tensor from then on). */
+bool oxp_tensor_is_lazy(const oxp_tensor *t);
+/* All of t's bytes, made once in the arena for a lazy tensor; NULL when
+ * memory runs out. */
+const void *oxp_tensor_data(const oxp_tensor *t);
+/* Bytes [off, off + n) of t (in range) into buf. */
+void oxp_tensor_read(const oxp_tensor *t, size_t off, void *buf, size_t n);
+/* Where element i of a lazy tensor is: inside its source's data. */
+const void *oxp_lazy_elem(const oxp_tensor *t, int64_t i);
+/* The tensor whose bytes a lazy one permutes. */
+const oxp_tensor *oxp_lazy_source(const oxp_tensor *t);
+/* Lazy a and b permute the same bytes the same way (so are equal). */
+bool oxp_lazy_same(const oxp_tensor *a, const oxp_tensor *b);
+/* x's bytes permuted by perm (the result has dims x->dims[perm[k]]), or
+ * NULL when x cannot be read in place (lazy itself, odd element size) or
+ * memory runs out. */
+oxp_tensor *oxp_lazy_transpose(oxp_arena *a, const oxp_tensor *x,
+                               const int64_t *perm);
+/* t's bytes in order, in chunks of at most a few MiB through put; a lazy
+ * tensor's are made chunk by chunk into one buffer, its source's pages
+ * given back after each (oxp_tensor_release). */
+typedef oxp_status (*oxp_bytes_fn)(void *user, const void *p, size_t n);
+oxp_status oxp_tensor_produce(const oxp_tensor *t, oxp_bytes_fn put,
+                              void *user, oxp_diag *d);
 
 /* (int64_t)v, defined for every double: a plain cast of NaN, an infinity
  * or a value past the int64 range is undefined behaviour, and IR text can

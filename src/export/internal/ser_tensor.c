@@ -6,7 +6,13 @@
  * a copy. With external data (w->ext) the writer's oxp_ext decides per
  * tensor; an external one gets data_location EXTERNAL and the entries
  * location, offset, length (in that order, as onnx writes them) instead of
- * raw_data. Nothing else in the serializer knows the difference. */
+ * raw_data. Nothing else in the serializer knows the difference.
+ *
+ * A lazy tensor (a folded transpose, fold_lazy.c) has no bytes to borrow
+ * until they are made; inline, its raw_data points at the tensor itself
+ * and is listed in w->lazy, so packing can make the bytes a chunk at a
+ * time as it streams (serialize.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "serialize.h"
@@ -48,7 +54,7 @@ static oxp_status check(oxp_tensor_writer *w, const oxp_tensor *t,
                     "bytes of %s)",
                     nm, t->nbytes, (unsigned long long)bytes,
                     oxp_dtype_name(t->dtype));
-  if (t->nbytes && !t->data)
+  if (t->nbytes && !oxp_tensor_has_bytes(t))
     return oxp_fail(w->d, OXP_ERR_INTERNAL, NULL, NULL,
                     "tensor %s: no data", nm);
   return OXP_OK;
@@ -82,6 +88,49 @@ static oxp_status set_external(oxp_tensor_writer *w, Onnx__TensorProto *tp,
   return OXP_OK;
 }
 
+/* ---- lazy tensors inline ------------------------------------------------ */
+
+static int by_addr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)*(const oxp_tensor *const *)a;
+  uintptr_t y = (uintptr_t)*(const oxp_tensor *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+void oxp_lazy_refs_seal(oxp_lazy_refs *r) {
+  if (r && r->n > 1) qsort(r->v, r->n, sizeof *r->v, by_addr);
+}
+
+const oxp_tensor *oxp_lazy_refs_find(const oxp_lazy_refs *r, const void *p,
+                                     size_t n) {
+  if (!r || !r->n) return NULL;
+  const oxp_tensor *key = p;
+  const oxp_tensor *const *hit =
+      bsearch(&key, r->v, r->n, sizeof *r->v, by_addr);
+  return hit && (*hit)->nbytes == n ? *hit : NULL;
+}
+
+static bool list_lazy(oxp_tensor_writer *w, const oxp_tensor *t) {
+  oxp_lazy_refs *r = w->lazy;
+  if (r->n == r->cap) {
+    size_t nc = r->cap ? r->cap * 2 : 16;
+    void *v = oxp_realloc(w->arena, r->v, sizeof *r->v * r->cap,
+                          sizeof *r->v * nc);
+    if (!v) return false;
+    r->v = v;
+    r->cap = nc;
+  }
+  r->v[r->n++] = t;
+  return true;
+}
+
+/* What raw_data borrows: the bytes, or for a lazy tensor a placeholder
+ * that packing recognizes (or, with nowhere to list it, the bytes made). */
+static const void *raw_bytes(oxp_tensor_writer *w, const oxp_tensor *t) {
+  if (!oxp_tensor_is_lazy(t)) return t->data;
+  if (!w->lazy) return oxp_tensor_data(t);
+  return list_lazy(w, t) ? (const void *)t : NULL;
+}
+
 oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
                           const char *name, Onnx__TensorProto **out) {
   *out = NULL;
@@ -104,10 +153,12 @@ oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
     if (!tp->name) return nomem(w);
   }
   if (external) return set_external(w, tp, loc, off, t->nbytes, out);
+  const void *raw = raw_bytes(w, t);
+  if (!raw && t->nbytes) return nomem(w);
   tp->has_raw_data = 1;
   tp->raw_data.len = t->nbytes;
   /* protobuf-c never writes through it; the cast only drops const. */
-  tp->raw_data.data = (uint8_t *)(uintptr_t)t->data;
+  tp->raw_data.data = (uint8_t *)(uintptr_t)raw;
   *out = tp;
   return OXP_OK;
 }

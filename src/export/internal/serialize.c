@@ -9,7 +9,8 @@
  * appends (tags, lengths, names) and one append per bytes field. The tiny
  * ones are gathered in a 64 KiB staging buffer; a big one (a weight's
  * raw_data) flushes the stage and goes to the sink as is, so weights reach
- * write(2) straight from the mmap. */
+ * write(2) straight from the mmap; a lazy tensor's (ser_tensor.c) is made
+ * there a chunk at a time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -448,9 +449,17 @@ static bool ser_imports(ser *s, Onnx__ModelProto *m, const oxp_graph *g) {
 
 /* ---- packing -------------------------------------------------------------- */
 
+/* What oxp_ser_build returns: the ModelProto first, so the pointer it
+ * hands out is also this. */
+typedef struct {
+  Onnx__ModelProto m;
+  oxp_lazy_refs lazy;
+} built;
+
 typedef struct {
   ProtobufCBuffer base; /* first: protobuf-c hands us &base */
   oxp_sink *sink;
+  const oxp_lazy_refs *lazy;
   unsigned char *stage;
   size_t used;
   uint64_t total;
@@ -463,13 +472,21 @@ static void flush(stream *st) {
   st->used = 0;
 }
 
+static oxp_status sink_put(void *u, const void *p, size_t n) {
+  oxp_sink *s = u;
+  return s->write(s, p, n);
+}
+
 static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *p) {
   stream *st = (stream *)b;
   if (st->st || len == 0) return;
   st->total += len;
   if (len >= STAGE_SIZE) {
     flush(st);
-    if (st->st == OXP_OK) st->st = st->sink->write(st->sink, p, len);
+    const oxp_tensor *lz = oxp_lazy_refs_find(st->lazy, p, len);
+    if (st->st == OXP_OK)
+      st->st = lz ? oxp_tensor_produce(lz, sink_put, st->sink, st->sink->d)
+                  : st->sink->write(st->sink, p, len);
     return;
   }
   if (st->used + len > STAGE_SIZE) flush(st);
@@ -492,7 +509,8 @@ oxp_status oxp_ser_pack(const Onnx__ModelProto *m, uint64_t size,
                     "limit; write it to a file so its tensors can go to "
                     "external data",
                     (unsigned long long)size);
-  stream st = {.base = {.append = stream_append}, .sink = sink};
+  stream st = {.base = {.append = stream_append}, .sink = sink,
+                .lazy = &((const built *)m)->lazy};
   if (!(st.stage = malloc(STAGE_SIZE)))
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
                     "out of memory for the write buffer");
@@ -521,10 +539,12 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
   if (st) return st;
 
   ser s = {.a = g->arena, .o = o, .d = d};
-  s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .ext = ext, .d = d};
   s.out_stamp = ARRAY(&s, int, g->nvalues + 1);
-  Onnx__ModelProto *m = NEW(&s, Onnx__ModelProto, onnx__model_proto__init);
-  if (!m) return s.st;
+  built *b = NEW(&s, built, onnx__model_proto__init);
+  if (!b) return s.st;
+  Onnx__ModelProto *m = &b->m;
+  s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .ext = ext,
+                             .lazy = &b->lazy, .d = d};
   m->has_ir_version = 1;
   m->ir_version = ir;
   m->producer_name = str("onnxexp");
@@ -533,6 +553,7 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
     m->doc_string = str(o->doc_string);
   if (!ser_imports(&s, m, g)) return s.st;
   if (!(m->graph = ser_block(&s, g->top, "main_graph", true))) return s.st;
+  oxp_lazy_refs_seal(&b->lazy);
   *out = m;
   return OXP_OK;
 }

@@ -68,6 +68,11 @@ void oxp_fmap_release(oxp_fmap *m, const void *p, size_t n);
 oxp_status oxp_fmap_copy(oxp_fmap *m, int out, off_t *out_off, const void *p,
                          size_t n, oxp_progress *prog, const char *what,
                          oxp_diag *d);
+/* oxp_fmap_copy of t's bytes; a lazy tensor's are made chunk by chunk
+ * (oxp_tensor_produce) and written with write(2). */
+oxp_status oxp_fmap_copy_tensor(oxp_fmap *m, int out, off_t *out_off,
+                                const oxp_tensor *t, oxp_progress *prog,
+                                const char *what, oxp_diag *d);
 
 /* ---- progress (progress.c) ------------------------------------------- *
  * The library never prints: emit gets each rendered line ("\r...", or
@@ -129,10 +134,24 @@ char *oxp_relative_path(oxp_arena *a, const char *from, const char *to);
 struct Onnx__TensorProto; /* onnx/onnx.pb-c.h */
 struct Onnx__ModelProto;
 
+/* Lazy tensors written inline (fold_lazy.c) have no bytes to borrow: their
+ * raw_data.data is the oxp_tensor itself, listed here, and packing makes
+ * the bytes chunk by chunk where it meets one (oxp_lazy_refs_find). */
+typedef struct {
+  const oxp_tensor **v;
+  size_t n, cap;
+} oxp_lazy_refs;
+/* Sorts the list for oxp_lazy_refs_find; after the last add. */
+void oxp_lazy_refs_seal(oxp_lazy_refs *r);
+/* The listed tensor that raw_data (p, n) stands for, or NULL. */
+const oxp_tensor *oxp_lazy_refs_find(const oxp_lazy_refs *r, const void *p,
+                                     size_t n);
+
 typedef struct {
   oxp_arena *arena;       /* every protobuf-c struct is allocated here */
   const oxp_options *opts;
   oxp_ext *ext;           /* NULL: every tensor inline */
+  oxp_lazy_refs *lazy;    /* NULL: lazy tensors are made in memory */
   oxp_diag *d;
 } oxp_tensor_writer;
 
@@ -144,7 +163,8 @@ oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
  * oxp_serialize = build + pack. Building decides every tensor's place (and
  * in file mode writes the data file); packing streams the ModelProto. The
  * writer builds once inline and, if that passes protobuf's limit, again
- * with external data. */
+ * with external data. Only a ModelProto from oxp_ser_build can be packed:
+ * it carries the list of its lazy tensors. */
 #define OXP_PROTO_LIMIT ((uint64_t)INT32_MAX)
 oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
                          struct Onnx__ModelProto **out, oxp_diag *d);

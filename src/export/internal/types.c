@@ -151,6 +151,7 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
 }
 
 void oxp_tensor_release(const oxp_tensor *t) {
+  if (t && t->lazy) t = oxp_lazy_source(t); /* its bytes are the source's */
   if (!t || !t->src_path || !t->data || !t->nbytes) return;
   /* Only whole pages inside the tensor: neighbours may be in use. */
   uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -201,14 +202,24 @@ static double half_to_double(uint16_t h) {
   return out;
 }
 
+/* Where element *i is read: data, or for a lazy tensor its source's
+ * element (and *i becomes 0), read in place without making the tensor. */
+static const unsigned char *elem_base(const oxp_tensor *t, int64_t *i) {
+  if (t->data || !t->lazy) return t->data;
+  const unsigned char *p = oxp_lazy_elem(t, *i);
+  *i = 0;
+  return p;
+}
+
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i) {
-  const unsigned char *p = t->data;
+  int64_t j = i;
+  const unsigned char *p = elem_base(t, &j);
   switch (t->dtype) {
-  case OXP_DT_FLOAT: { float v; memcpy(&v, p + 4 * i, 4); return v; }
-  case OXP_DT_DOUBLE: { double v; memcpy(&v, p + 8 * i, 8); return v; }
-  case OXP_DT_FLOAT16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return half_to_double(v); }
+  case OXP_DT_FLOAT: { float v; memcpy(&v, p + 4 * j, 4); return v; }
+  case OXP_DT_DOUBLE: { double v; memcpy(&v, p + 8 * j, 8); return v; }
+  case OXP_DT_FLOAT16: { uint16_t v; memcpy(&v, p + 2 * j, 2); return half_to_double(v); }
   case OXP_DT_BFLOAT16: {
-    uint16_t v; memcpy(&v, p + 2 * i, 2);
+    uint16_t v; memcpy(&v, p + 2 * j, 2);
     uint32_t f = (uint32_t)v << 16; float o; memcpy(&o, &f, 4); return o;
   }
   default: return (double)oxp_tensor_get_i(t, i);
@@ -216,15 +227,16 @@ double oxp_tensor_get_f(const oxp_tensor *t, int64_t i) {
 }
 
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i) {
-  const unsigned char *p = t->data;
+  int64_t j = i;
+  const unsigned char *p = elem_base(t, &j);
   switch (t->dtype) {
-  case OXP_DT_UINT8: case OXP_DT_BOOL: return p[i];
-  case OXP_DT_INT8: return (int8_t)p[i];
-  case OXP_DT_INT16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-  case OXP_DT_UINT16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-  case OXP_DT_INT32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-  case OXP_DT_UINT32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-  case OXP_DT_INT64: case OXP_DT_UINT64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+  case OXP_DT_UINT8: case OXP_DT_BOOL: return p[j];
+  case OXP_DT_INT8: return (int8_t)p[j];
+  case OXP_DT_INT16: { int16_t v; memcpy(&v, p + 2 * j, 2); return v; }
+  case OXP_DT_UINT16: { uint16_t v; memcpy(&v, p + 2 * j, 2); return v; }
+  case OXP_DT_INT32: { int32_t v; memcpy(&v, p + 4 * j, 4); return v; }
+  case OXP_DT_UINT32: { uint32_t v; memcpy(&v, p + 4 * j, 4); return v; }
+  case OXP_DT_INT64: case OXP_DT_UINT64: { int64_t v; memcpy(&v, p + 8 * j, 8); return v; }
   case OXP_DT_FLOAT: case OXP_DT_DOUBLE: case OXP_DT_FLOAT16: case OXP_DT_BFLOAT16:
     return oxp_f2i(oxp_tensor_get_f(t, i));
   default: return 0;
