@@ -270,10 +270,12 @@ static oxp_status add_outputs(oxp_sctx *c, oxp_value *v) {
     lv = oxp_sym_in(c, &ret, 0);
     c->node = NULL;
   }
+  /* oxp_sym_in may have said why already: its status is the one. */
   if (!lv)
-    return oxp_fail(c->d, OXP_ERR_GRAPH, NULL, NULL,
-                    "graph output %%%s has no lowered value",
-                    v->name ? v->name : "?");
+    return c->d->status ? c->d->status
+                        : oxp_fail(c->d, OXP_ERR_GRAPH, NULL, NULL,
+                                   "graph output %%%s has no lowered value",
+                                   v->name ? v->name : "?");
   /* An output that is also an input, an initializer or an earlier output
    * needs its own node so it can carry its own name. */
   bool dup = false;

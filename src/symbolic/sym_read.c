@@ -386,6 +386,15 @@ static oxp_value *lower_src(oxp_sctx *c, oxp_value *src, int dtype) {
       oxp_lower_bind(c, src, v);
     return v;
   }
+  /* A prim::Constant whose only attributes are not `value` (fuzzing
+   * writes `[valuE=0]`): reported at the constant, where the typo is. */
+  oxp_node *k = const_node(src);
+  if (k && k->attrs) {
+    oxp_fail(c->d, OXP_ERR_GRAPH, &k->loc, k->kind,
+             "prim::Constant has no 'value' attribute (it has '%s')",
+             k->attrs->name);
+    return NULL;
+  }
   oxp_sym_fail(c, OXP_ERR_INTERNAL, "%s: input %%%s has no lowered value",
                c->node->kind, src->name ? src->name : "?");
   return NULL;
