@@ -214,7 +214,8 @@ static oxp_tensor *e_transpose(ev *e) {
     d[i] = x->dims[perm[i]];
   }
   oxp_tensor *o;
-  if (x->nbytes >= LAZY_FROM && (o = oxp_lazy_transpose(e->p->g->arena, x, perm)))
+  if (x->nbytes >= LAZY_FROM &&
+      (o = oxp_lazy_transpose(e->p->g->arena, x, perm)))
     return o;
   o = new_out(e, x->dtype, r, d);
   if (!o) return NULL;

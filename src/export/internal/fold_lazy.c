@@ -166,7 +166,8 @@ bool oxp_lazy_same(const oxp_tensor *a, const oxp_tensor *b) {
 
 oxp_status oxp_tensor_produce(const oxp_tensor *t, oxp_bytes_fn put,
                               void *user, oxp_diag *d) {
-  if (!oxp_tensor_is_lazy(t)) return t->nbytes ? put(user, t->data, t->nbytes) : OXP_OK;
+  if (!oxp_tensor_is_lazy(t))
+    return t->nbytes ? put(user, t->data, t->nbytes) : OXP_OK;
   const oxp_lazy *z = t->lazy;
   size_t cap = t->nbytes < CHUNK ? t->nbytes : CHUNK;
   unsigned char *buf = malloc(cap);

@@ -241,8 +241,8 @@ const oxp_tensor *oxp_lazy_source(const oxp_tensor *t);
 /* Lazy a and b permute the same bytes the same way (so are equal). */
 bool oxp_lazy_same(const oxp_tensor *a, const oxp_tensor *b);
 /* x's bytes permuted by perm (the result has dims x->dims[perm[k]]), or
- * NULL when x cannot be read in place (lazy itself, odd element size) or
- * memory runs out. */
+ * NULL when x cannot be read in place (lazy itself, odd element size),
+ * perm is no permutation, or memory runs out. */
 oxp_tensor *oxp_lazy_transpose(oxp_arena *a, const oxp_tensor *x,
                                const int64_t *perm);
 /* t's bytes in order, in chunks of at most a few MiB through put; a lazy
