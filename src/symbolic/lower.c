@@ -295,6 +295,21 @@ static oxp_status add_outputs(oxp_sctx *c, oxp_value *v) {
   return OXP_OK;
 }
 
+/* A non-tensor type as the IR would spell it, near enough for a message. */
+static const char *type_word(const oxp_type *t) {
+  if (!t) return "?";
+  switch (t->kind) {
+  case OXP_T_OTHER: return t->name ? t->name : "?";
+  case OXP_T_STR: return "str";
+  case OXP_T_NONE: return "NoneType";
+  case OXP_T_DEVICE: return "Device";
+  case OXP_T_LIST: return "list";
+  case OXP_T_TUPLE: return "tuple";
+  case OXP_T_OPTIONAL: return "Optional";
+  default: return "non-tensor";
+  }
+}
+
 oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
                      oxp_diag *d) {
   oxp_arena *a = src->arena;
@@ -331,9 +346,11 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
     else if (oxp_lower_scalar_dtype(in->type))
       t = oxp_type_tensor(a, oxp_lower_scalar_dtype(in->type), 0, NULL);
     else
-      return oxp_fail(d, OXP_ERR_UNSUPPORTED, NULL, NULL,
-                      "graph input %%%s of a non-tensor type is not supported",
-                      in->name ? in->name : "?");
+      return oxp_fail(d, OXP_ERR_UNSUPPORTED,
+                      src->input_locs ? &src->input_locs[i] : NULL, NULL,
+                      "graph input %%%s has type '%s': only tensors and "
+                      "scalars can be graph inputs",
+                      in->name ? in->name : "?", type_word(in->type));
     oxp_value *v = oxp_block_add_input(c->dst->top, in->name, t);
     if (!v) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     v->init = in->init;

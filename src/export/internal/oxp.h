@@ -370,6 +370,9 @@ struct oxp_graph {
   const char *file;   /* IR file name for diagnostics */
   int nvalues;        /* next value id */
   int nnodes;
+  /* Where each top-block input is declared, by input index (graphs the
+   * parser made; NULL for built ones): errors about an input point there. */
+  oxp_loc *input_locs;
   /* While lowering builds this graph: types a node's outputs on demand,
    * so symbolics see ranks and dims of values made moments before. */
   void (*infer)(void *ctx, oxp_node *n);

@@ -199,6 +199,21 @@ static bool param(parser *p, oxp_tok *name, oxp_type **ty) {
   return *ty != NULL;
 }
 
+/* Records where the graph's newest input is declared; the array doubles
+ * at powers of two, so n inputs cost O(n). */
+static bool note_input_loc(parser *p, oxp_block *b, oxp_loc loc) {
+  oxp_graph *g = b->graph;
+  int i = b->ninputs - 1;
+  if (i == 0 || (i >= 8 && (i & (i - 1)) == 0)) {
+    size_t old = i ? (size_t)i : 0, cap = i ? 2 * (size_t)i : 8;
+    g->input_locs = oxp_realloc(p->c.a, g->input_locs, old * sizeof loc,
+                                cap * sizeof loc);
+    if (!g->input_locs) return false;
+  }
+  g->input_locs[i] = loc;
+  return true;
+}
+
 /* Block or graph parameters up to ')', defined in the current scope. */
 static bool params(parser *p, oxp_block *b, bool multiline) {
   if (multiline) skip_newlines(p);
@@ -209,7 +224,8 @@ static bool params(parser *p, oxp_block *b, bool multiline) {
     if (!param(p, &name, &ty)) return false;
     char *s = tok_str(p, name);
     oxp_value *v = s ? oxp_block_add_input(b, s, ty) : NULL;
-    if (!v) return oxp_pnomem(&p->c, &name.loc);
+    if (!v || (!b->owner && !note_input_loc(p, b, name.loc)))
+      return oxp_pnomem(&p->c, &name.loc);
     if (!define(p, v, name.loc)) return false;
     if (multiline) skip_newlines(p);
     oxp_tok t = oxp_lx_next(&p->c.lx);
