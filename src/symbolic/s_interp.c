@@ -2,6 +2,7 @@
  * 9, Resize from 10), grid_sampler (GridSample, 16+), pixel_shuffle
  * (DepthToSpace CRD from 11), pixel_unshuffle, im2col (a Conv with a
  * one-hot kernel, which is what im2col computes). */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -316,7 +317,18 @@ oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
   int64_t ch = oxp_nn_dim(x, 1);
   if (oxp_sym_rank(x) != 4 || ch < 0)
     return oxp_sym_unsupported(c, "im2col of an input without static channels");
-  int64_t taps = ks[0] * ks[1], dims[4] = {ch * taps, 1, ks[0], ks[1]};
+  /* The tap-picking kernel has ch * taps * taps floats: IR text can ask
+   * for any kernel size, so the product is checked before it is made. */
+  int64_t taps, wn;
+  if (__builtin_mul_overflow(ks[0], ks[1], &taps) ||
+      __builtin_mul_overflow(ch, taps, &wn) ||
+      __builtin_mul_overflow(wn, taps, &wn) || wn > (INT64_C(1) << 28))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                        "im2col: a %" PRId64 "x%" PRId64 " kernel over %" PRId64
+                        " channels needs a kernel tensor of more than 2^28 "
+                        "elements",
+                        ks[0], ks[1], ch);
+  int64_t dims[4] = {ch * taps, 1, ks[0], ks[1]};
   oxp_tensor *w = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_FLOAT, 4, dims);
   if (!w) return oxp_sym_status(c);
   float *wd = (float *)w->data;
