@@ -9,7 +9,9 @@
 # deleted afterwards. The models are generated once and reused.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=${BENCH_BUILD_DIR:-${BENCH_DIR:-/tmp/onnxexp-bench}/build}
+# The build is the checkout's own (build-bench/, git-ignored): a scratch
+# directory shared by two checkouts would hold one CMake cache for both.
+build=${BENCH_BUILD_DIR:-$top/build-bench}
 if [ -z "${ONNXEXP:-}" ]; then
   cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DONNXEXP_TESTS=OFF >/dev/null
   cmake --build "$build" -j"$(nproc)" --target onnxexp >/dev/null
