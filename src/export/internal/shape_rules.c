@@ -564,8 +564,8 @@ static oxp_status r_range(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   IN(0, &s);
   unknown_dims(&out[0], s.dtype, 1);
   int64_t a, b, d;
-  if (input_ints(c, n, 0, &a) == 1 && input_ints(c, n, 1, &b) == 1 &&
-      input_ints(c, n, 2, &d) == 1 && d != 0) {
+  if (input_int1(c, n, 0, &a) && input_int1(c, n, 1, &b) &&
+      input_int1(c, n, 2, &d) && d != 0) {
     int64_t nd = dsub(0, d);
     int64_t len = d > 0 ? ddiv(dsub(dadd(dsub(b, a), d), 1), d)
                         : ddiv(dsub(dadd(dsub(a, b), nd), 1), nd);

@@ -32,6 +32,15 @@ static inline int input_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v)
   return k;
 }
 
+/* A known scalar from input i (one element); input_ints writes up to
+ * OXP_MAXRANK elements, so a scalar destination needs this. */
+static inline bool input_int1(oxp_sictx *c, const oxp_node *n, int i, int64_t *v) {
+  int64_t buf[OXP_MAXRANK];
+  if (input_ints(c, n, i, buf) != 1) return false;
+  *v = buf[0];
+  return true;
+}
+
 /* Axes as the attribute (older opsets) or input i (newer). */
 static inline int axes_of(oxp_sictx *c, const oxp_node *n, int i, int64_t *v) {
   int k = attr_ints(n, "axes", v);
