@@ -12,15 +12,7 @@
 #define T "Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)"
 #define HEAD "graph(%x : " T ",\n      %w : Float(3, strides=[1], requires_grad=0, device=cpu)):\n"
 
-static oxp_arena *A;
-static oxp_diag D;
-
-static void setup(void) {
-  A = oxp_arena_new();
-  oxp_diag_clear(&D);
-}
-
-static void teardown(void) { oxp_arena_free(A); }
+#include "arena_fixture.h"
 
 static oxp_status export_as(const char *body, oxp_export_type et) {
   char ir[2048];

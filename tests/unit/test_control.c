@@ -10,15 +10,7 @@
 
 #include "export.h"
 
-static oxp_arena *A;
-static oxp_diag D;
-
-static void setup(void) {
-  A = oxp_arena_new();
-  oxp_diag_clear(&D);
-}
-
-static void teardown(void) { oxp_arena_free(A); }
+#include "arena_fixture.h"
 
 static oxp_status lower_at(const char *ir, int opset, oxp_graph **out) {
   oxp_graph *g = NULL;

@@ -13,15 +13,7 @@
 
 #include "oxp.h"
 
-static oxp_arena *A;
-static oxp_diag D;
-
-static void setup(void) {
-  A = oxp_arena_new();
-  oxp_diag_clear(&D);
-}
-
-static void teardown(void) { oxp_arena_free(A); }
+#include "arena_fixture.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
