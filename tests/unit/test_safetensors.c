@@ -369,7 +369,7 @@ START_TEST(st_rejects_deep_nesting) {
   char json[300];
   memset(json, '[', 200);
   json[200] = 0;
-  expect_error(json, NULL, 0, OXP_ERR_WEIGHTS, "nested too deeply");
+  expect_error(json, NULL, 0, OXP_ERR_WEIGHTS, "nested deeper than 64");
 }
 END_TEST
 

@@ -1,6 +1,7 @@
 /* check.c: the structural model check behind onnxexp_check_model. It
  * unpacks with protobuf-c (so the bytes are a ModelProto by definition of
- * the schema) and then checks only what every loader needs first; it is
+ * the schema; proto_depth.c first bounds the nesting that unpack recurses
+ * over) and then checks only what every loader needs first; it is
  * deliberately not a port of onnx.checker. */
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "api_core.h"
+#include "proto_depth.h"
 #include "onnx/onnx.pb-c.h"
 
 static bool is_default_domain(const char *d) {
@@ -88,11 +90,13 @@ static oxp_status fill(oxp_model_info *m, const Onnx__ModelProto *mp,
 oxp_status oxp_check_model(const void *buf, size_t len, oxp_model_info **out,
                            oxp_diag *d) {
   if (out) *out = NULL;
+  oxp_status st = oxp_proto_depth_check(&onnx__model_proto__descriptor, buf,
+                                        len, d);
+  if (st) return st;
   Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
   if (!mp)
     return oxp_fail(d, OXP_ERR_GRAPH, NULL, NULL,
                     "the %zu bytes do not parse as an onnx ModelProto", len);
-  oxp_status st = OXP_OK;
   if (!mp->has_ir_version || mp->ir_version <= 0)
     st = oxp_fail(d, OXP_ERR_GRAPH, NULL, NULL, "the model has no ir_version");
   else if (!mp->graph)

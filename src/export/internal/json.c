@@ -1,13 +1,13 @@
 /* json.c: strict recursive-descent JSON, bounded by len (the header sits in
  * an mmap with no terminating NUL, so nothing here may look past len). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json.h"
 
-/* Headers nest three levels; the limit only stops stack exhaustion on
- * hostile input such as a megabyte of '['. */
-enum { MAX_DEPTH = 64 };
+/* Headers nest three levels; OXP_MAX_JSON_DEPTH only stops stack
+ * exhaustion on hostile input such as a megabyte of '['. */
 
 typedef struct {
   oxp_arena *a;
@@ -17,9 +17,14 @@ typedef struct {
   oxp_json_err *err;
 } parser;
 
-static oxp_json *fail(parser *p, size_t pos, const char *msg) {
+static oxp_json *fail(parser *p, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static oxp_json *fail(parser *p, size_t pos, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   p->err->pos = pos;
-  snprintf(p->err->msg, sizeof p->err->msg, "%s", msg);
+  vsnprintf(p->err->msg, sizeof p->err->msg, fmt, ap);
+  va_end(ap);
   return NULL;
 }
 
@@ -251,7 +256,9 @@ static oxp_json *parse_container(parser *p, oxp_json_kind k) {
   char close = k == OXP_J_OBJ ? '}' : ']';
   oxp_json *v = new_value(p, k, p->pos++);
   if (!v) return NULL;
-  if (++p->depth > MAX_DEPTH) return fail(p, v->pos, "nested too deeply");
+  if (++p->depth > OXP_MAX_JSON_DEPTH)
+    return fail(p, v->pos, "nested deeper than %d (onnxexp's limit)",
+                OXP_MAX_JSON_DEPTH);
   int cap = 0;
   skip_ws(p);
   if (!at_end(p) && p->s[p->pos] == close) {

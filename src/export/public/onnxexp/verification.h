@@ -22,7 +22,10 @@ typedef struct onnxexp_model_info onnxexp_model_info;
 /* Parses len bytes of a serialized model; fails (ONNXEXP_ERR_GRAPH) when
  * they are no ModelProto, it has no graph or no ir_version, an opset
  * import lacks a version, or a node uses a domain the model does not
- * import. *out (may be NULL) receives what was read. */
+ * import. Bytes nesting messages more than 512 deep, or subgraphs more
+ * than 64, are refused by name before anything recurses over them, so
+ * hostile input cannot exhaust the stack. *out (may be NULL) receives
+ * what was read. */
 ONNXEXP_API onnxexp_status onnxexp_check_model(const void *buf, size_t len,
                                                onnxexp_model_info **out,
                                                onnxexp_diag *diag);
