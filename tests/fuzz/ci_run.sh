@@ -10,8 +10,9 @@ rm -rf "$work"
 mkdir -p "$work/corpus"
 case $t in
   fuzz_safetensors) dict=$src/tests/fuzz/st.dict; seeds=$src/tests/data/st ;;
+  fuzz_check_model) dict=; seeds= ;; # the committed corpus is the seed
   *) dict=$src/tests/fuzz/ir.dict; seeds=$src/tests/data/ir ;;
 esac
-exec "$prog" -dict="$dict" -max_total_time="$secs" -timeout=1 \
+exec "$prog" ${dict:+-dict="$dict"} -max_total_time="$secs" -timeout=1 \
   -rss_limit_mb=2560 -max_len=16384 -print_final_stats=1 \
-  -artifact_prefix="$work/" "$work/corpus" "$src/tests/fuzz/corpus/$t" "$seeds"
+  -artifact_prefix="$work/" "$work/corpus" "$src/tests/fuzz/corpus/$t" ${seeds:+"$seeds"}

@@ -4,6 +4,6 @@
 set -e
 bin=$1
 corpus=$2
-for t in fuzz_parse_ir fuzz_safetensors fuzz_export; do
+for t in fuzz_parse_ir fuzz_safetensors fuzz_export fuzz_check_model; do
   "$bin/replay_$t" "$corpus/$t"
 done
