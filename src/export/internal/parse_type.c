@@ -45,9 +45,11 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
     return skip_kwarg(c);
   }
   if (oxp_lx_is_word(t, "SS")) { /* symbolic size: dynamic */
-    if (!oxp_pexpect(c, '(', "after SS") || !oxp_lx_next(&c->lx).n ||
-        !oxp_pexpect(c, ')', "after the symbolic size"))
-      return false;
+    if (!oxp_pexpect(c, '(', "after SS")) return false;
+    oxp_tok id = oxp_lx_next(&c->lx);
+    if (id.kind != LX_NUMBER)
+      return oxp_punexpected(c, id, "a symbolic size such as -2 after SS(");
+    if (!oxp_pexpect(c, ')', "after the symbolic size")) return false;
   } else if (!oxp_lx_is_punct(t, '*') &&
              !(t.kind == LX_NUMBER && oxp_parse_int(t, &d) && d >= 0)) {
     return oxp_punexpected(c, t, "a dimension size, '*' or name=value");
