@@ -1,10 +1,20 @@
-/* fuzz_export.c: the whole pipeline on IR text: parse, JIT passes,
- * lowering, ONNX passes at a few opsets, then serialization and the
- * pretty printer. No weights, so parameters stay graph inputs. The
- * options vary with a hash of the input, so that one input always runs
- * the same way (a replayed crash reproduces). */
+/* fuzz_export.c: the whole pipeline on IR text plus weights: parse, bind
+ * the sidecar, JIT passes, lowering, ONNX passes at a few opsets, then
+ * serialization and the pretty printer.
+ *
+ * An input is IR text, optionally followed by WEIGHTS_MARK and the bytes
+ * of a safetensors file. Without the mark there are no weights and
+ * parameters stay graph inputs; with it, tensors bind to graph inputs and
+ * `constant:NAME` data reaches constant folding, the Conv+BatchNorm fold
+ * and initializer dedup, as the CLI's sidecar does. The mark holds NUL
+ * bytes, which IR text never does. The options vary with a hash of the
+ * input, so that one input always runs the same way (a replayed crash
+ * reproduces). */
 #include "export.h"
 #include "fuzz_common.h"
+
+static const char WEIGHTS_MARK[] = "\0safetensors\0";
+#define WEIGHTS_MARK_LEN (sizeof WEIGHTS_MARK - 1)
 
 static uint32_t fnv1a(const uint8_t *p, size_t n) {
   uint32_t h = 2166136261u;
@@ -27,9 +37,16 @@ static void options_for(oxp_options *o, uint32_t h, int opset) {
   o->keep_initializers_as_inputs = ((h >> 6) & 7) == 0;
 }
 
-/* One export; returns the serialized model (malloc'd) or NULL. */
-static unsigned char *export_once(const char *text, size_t size, uint32_t h,
-                                  int opset, size_t *len) {
+static void count_warning(void *user, const char *msg) {
+  ++*(int *)user;
+  FUZZ_ASSERT(msg && strlen(msg) < 4096);
+}
+
+/* One export; returns the serialized model (malloc'd) or NULL. weights is
+ * NULL for none, else nweights bytes of a safetensors file. */
+static unsigned char *export_once(const char *text, size_t size,
+                                  const char *weights, size_t nweights,
+                                  uint32_t h, int opset, size_t *len) {
   *len = 0;
   oxp_arena *a = oxp_arena_new();
   FUZZ_ASSERT(a);
@@ -41,6 +58,14 @@ static unsigned char *export_once(const char *text, size_t size, uint32_t h,
   oxp_graph *g = NULL;
   oxp_status st = oxp_parse_ir(a, "fuzz.ir", text, size, &g, &d);
   if (st) goto fail;
+  if (weights) {
+    oxp_safetensors *sf = NULL;
+    st = oxp_st_from_memory(a, "fuzz.safetensors", weights, nweights, &sf, &d);
+    if (st) goto fail;
+    int warnings = 0;
+    st = oxp_bind_weights(g, sf, count_warning, &warnings, &d);
+    if (st) goto fail;
+  }
   /* Dynamic batch axis on the first input, sometimes. */
   oxp_dyn_axis dyn = {NULL, 0, "batch"};
   const oxp_value *in0 = g->top->ninputs ? g->top->inputs[0] : NULL;
@@ -69,22 +94,35 @@ fail:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 256 * 1024) return 0;
-  char *text = fuzz_copy(data, size);
   uint32_t h = fnv1a(data, size);
+  /* IR and weights each in a heap block of its exact size, so that ASan
+   * sees a read past the end of either. */
+  const uint8_t *mark = memmem(data, size, WEIGHTS_MARK, WEIGHTS_MARK_LEN);
+  size_t ntext = mark ? (size_t)(mark - data) : size;
+  char *text = fuzz_copy(data, ntext);
+  char *weights = NULL;
+  size_t nweights = 0;
+  if (mark) {
+    nweights = size - ntext - WEIGHTS_MARK_LEN;
+    weights = fuzz_copy(mark + WEIGHTS_MARK_LEN, nweights);
+  }
   static const int opsets[] = {OXP_OPSET_MIN, 13, OXP_OPSET_DEFAULT,
                                OXP_OPSET_MAX};
   for (size_t k = 0; k < sizeof opsets / sizeof *opsets; k++) {
     size_t n1 = 0;
-    unsigned char *b1 = export_once(text, size, h, opsets[k], &n1);
+    unsigned char *b1 =
+        export_once(text, ntext, weights, nweights, h, opsets[k], &n1);
     if (k == 2 && b1) {
       /* Same input and options give byte-identical output. */
       size_t n2 = 0;
-      unsigned char *b2 = export_once(text, size, h, opsets[k], &n2);
+      unsigned char *b2 =
+          export_once(text, ntext, weights, nweights, h, opsets[k], &n2);
       FUZZ_ASSERT(b2 && n1 == n2 && memcmp(b1, b2, n1) == 0);
       free(b2);
     }
     free(b1);
   }
+  free(weights);
   free(text);
   return 0;
 }
