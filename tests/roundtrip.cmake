@@ -40,6 +40,23 @@ if(TARGET onnxexp)
             --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/peer)
   set_tests_properties(peer.node_counts PROPERTIES TIMEOUT 300 LABELS roundtrip
                        FIXTURES_REQUIRED fixtures)
+  # A few fixtures with their weights (a CNN, a transformer, RNNs, control
+  # flow, dynamic axes, a rejected weight) exported under valgrind memcheck
+  # and checked as the round trip checks them: any memory error or leak of
+  # any kind exits 99, which fails the case. Not in a sanitized build:
+  # valgrind cannot run one.
+  find_program(ONNXEXP_VALGRIND valgrind)
+  if(ONNXEXP_VALGRIND AND NOT ONNXEXP_SANITIZE)
+    add_test(NAME roundtrip.valgrind
+      COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/roundtrip.py --onnxexp $<TARGET_FILE:onnxexp>
+              --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/roundtrip_valgrind
+              --node ${ONNXEXP_NODE} -q --opset 17 --no-determinism -j 1
+              --wrapper "${ONNXEXP_VALGRIND} -q --error-exitcode=99 --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all"
+              --only model_resnet18 model_transformer model_lstm_lm model_gru_encoder rnn_packed
+                     ctl_if_in_loop_mix cnn_bn_pool opt_dyn_attention neg_weight_shape)
+    set_tests_properties(roundtrip.valgrind PROPERTIES TIMEOUT 600 LABELS "roundtrip;valgrind"
+                         FIXTURES_REQUIRED fixtures)
+  endif()
   # the option checks of the harness (input sets, dim_params, expect,
   # expect_error lists, fed weights, determinism) catch planted faults
   add_test(NAME roundtrip.options_selftest

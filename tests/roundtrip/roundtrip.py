@@ -45,6 +45,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,7 @@ import st  # noqa: E402
 RUN_JS = os.path.normpath(os.path.join(HERE, "..", "node", "run.js"))
 ONNX_MAX_KNOWN_OPSET = 17  # onnx 1.12
 CLI_TIMEOUT = 120
+WRAPPER = []  # --wrapper: a command the CLI runs under (valgrind memcheck)
 # Ops whose values are unspecified (random draws, uninitialized memory): a
 # fixture using one is compared for output shape and dtype only, also when
 # its meta.json says "compare": "shape_dtype".
@@ -216,7 +218,7 @@ def export(cli, case):
 
 def _run_cli(cli, case, out):
     """Runs the CLI for case into out: the CompletedProcess, or None (case failed)."""
-    cmd = [cli, os.path.join(case.fdir, "model.ir"), "-o", out, "--opset", str(case.opset)]
+    cmd = WRAPPER + [cli, os.path.join(case.fdir, "model.ir"), "-o", out, "--opset", str(case.opset)]
     # meta "cli_args": extra CLI flags for this fixture, e.g. ["--training", "train"]
     cmd += [str(a) for a in case.meta.get("cli_args", [])]
     t0 = time.time()
@@ -748,7 +750,11 @@ def run(argv=None, out=sys.stdout):
     ap.add_argument("--no-determinism", action="store_true", help="skip the second export of each fixture")
     ap.add_argument("--api-determinism", metavar="PROG",
                     help="tests/api/determinism.c's program: re-export every case through the library in 1 and 4 threads")
+    ap.add_argument("--wrapper", metavar="CMD",
+                    help="run each export under CMD (shell words), e.g. valgrind with --error-exitcode")
     a = ap.parse_args(argv)
+    global WRAPPER
+    WRAPPER = shlex.split(a.wrapper) if a.wrapper else []
 
     t0 = time.time()
     cli = os.path.abspath(a.onnxexp) if os.path.exists(a.onnxexp) else a.onnxexp
