@@ -32,6 +32,11 @@ PREFIXES = ("onnxexp: error: ", "onnxexp: warning: ")
 
 ONNXEXP = None          # path of the binary, set by main()
 WRAPPER = []            # e.g. valgrind, set by main()
+# memcheck under which a run fails (exit 99) on any error or leak. Every leak
+# kind counts: the CLI frees all it allocates, so a "still reachable" block
+# is a missed free, not a cache.
+VALGRIND_FLAGS = ["-q", "--error-exitcode=99", "--leak-check=full",
+                  "--show-leak-kinds=all", "--errors-for-leak-kinds=all"]
 TIMEOUT = 20
 
 
@@ -228,11 +233,7 @@ def main(description):
     a = ap.parse_args()
     ONNXEXP = os.path.abspath(a.onnxexp)
     if a.valgrind:
-        # Every leak kind counts: the CLI frees all it allocates, so a
-        # "still reachable" block is a missed free, not a cache.
-        WRAPPER = [a.valgrind, "-q", "--error-exitcode=99", "--leak-check=full",
-                   "--show-leak-kinds=all", "--errors-for-leak-kinds=all",
-                   "--track-fds=no"]
+        WRAPPER = [a.valgrind] + VALGRIND_FLAGS + ["--track-fds=no"]
     work = os.path.abspath(a.work)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

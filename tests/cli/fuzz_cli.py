@@ -332,8 +332,7 @@ def main():
     a = ap.parse_args()
     clilib.ONNXEXP = os.path.abspath(a.onnxexp)
     if a.valgrind:
-        clilib.WRAPPER = [a.valgrind, "-q", "--error-exitcode=99", "--leak-check=full",
-                          "--show-leak-kinds=all", "--errors-for-leak-kinds=all"]
+        clilib.WRAPPER = [a.valgrind] + clilib.VALGRIND_FLAGS
     work = os.path.abspath(a.work)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

@@ -53,4 +53,11 @@ static inline void fuzz_check_diag(oxp_status st, const oxp_diag *d) {
   if (debug) fprintf(stderr, "rejected: %s\n", buf);
 }
 
+/* A warning callback (oxp_warn_fn) that counts into an int and checks the
+ * message is bounded. */
+static inline void fuzz_count_warning(void *user, const char *msg) {
+  ++*(int *)user;
+  FUZZ_ASSERT(msg && strlen(msg) < 4096);
+}
+
 #endif

@@ -37,11 +37,6 @@ static void options_for(oxp_options *o, uint32_t h, int opset) {
   o->keep_initializers_as_inputs = ((h >> 6) & 7) == 0;
 }
 
-static void count_warning(void *user, const char *msg) {
-  ++*(int *)user;
-  FUZZ_ASSERT(msg && strlen(msg) < 4096);
-}
-
 /* One export; returns the serialized model (malloc'd) or NULL. weights is
  * NULL for none, else nweights bytes of a safetensors file. */
 static unsigned char *export_once(const char *text, size_t size,
@@ -63,7 +58,7 @@ static unsigned char *export_once(const char *text, size_t size,
     st = oxp_st_from_memory(a, "fuzz.safetensors", weights, nweights, &sf, &d);
     if (st) goto fail;
     int warnings = 0;
-    st = oxp_bind_weights(g, sf, count_warning, &warnings, &d);
+    st = oxp_bind_weights(g, sf, fuzz_count_warning, &warnings, &d);
     if (st) goto fail;
   }
   /* Dynamic batch axis on the first input, sometimes. */
