@@ -168,6 +168,9 @@ struct oxp_type {
   int rank;               /* -1 when unknown */
   int64_t *dims;          /* rank entries, -1 for an unknown dim */
   const char **dim_params;/* NULL, or rank entries (NULL where static) */
+  int64_t *strides;       /* NULL, or rank entries as printed (traced
+                             graphs): tells a reshape that aliases its
+                             input from one that copies (jit_alias.c) */
   bool requires_grad;
   /* OXP_T_LIST, OXP_T_OPTIONAL, OXP_T_SEQUENCE */
   oxp_type *elem;

@@ -2,8 +2,9 @@
  *
  *   type := ('(' [type {',' type}] ')' | name ['(' args ')']) {'[]' | '?'}
  *
- * Tensor types keep dtype, sizes ('*' is a dynamic dim) and requires_grad;
- * strides and device do not matter to an export and are skipped. */
+ * Tensor types keep dtype, sizes ('*' is a dynamic dim), strides (they
+ * tell functionalization whether a reshape aliases its input) and
+ * requires_grad; device does not matter to an export and is skipped. */
 #include <string.h>
 
 #include "parse.h"
@@ -32,8 +33,32 @@ static bool skip_kwarg(oxp_pctx *c) {
   }
 }
 
+/* strides=[6, 1]: kept when every entry is a number, else dropped (a
+ * type without strides is one whose layout is unknown). */
+static bool strides_arg(oxp_pctx *c, int64_t *st, int *nst) {
+  if (!oxp_lx_is_punct(oxp_lx_peek(&c->lx), '[')) return skip_kwarg(c);
+  oxp_lx_next(&c->lx);
+  int n = 0;
+  bool ok = true;
+  for (;;) {
+    oxp_tok t = oxp_lx_next(&c->lx);
+    int64_t v;
+    if (oxp_lx_is_punct(t, ']')) break;
+    if (oxp_lx_is_punct(t, ',')) continue;
+    if (t.kind == LX_NUMBER && oxp_parse_int(t, &v) && v >= 0 && n < OXP_MAX_RANK)
+      st[n++] = v;
+    else if (oxp_lx_is_punct(t, '*') || t.kind == LX_NUMBER)
+      ok = false;
+    else
+      return oxp_punexpected(c, t, "']'");
+  }
+  *nst = ok ? n : -1;
+  return true;
+}
+
 /* One item of Float(...): a size, '*', SS(-2), or name=value. */
-static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
+static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims,
+                       int64_t *st, int *nst) {
   oxp_tok t = oxp_lx_next(&c->lx);
   int64_t d = -1;
   if (t.kind == LX_IDENT && oxp_lx_is_punct(oxp_lx_peek(&c->lx), '=')) {
@@ -42,6 +67,7 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
       oxp_tok v = oxp_lx_peek(&c->lx);
       ty->requires_grad = oxp_lx_is_word(v, "1") || oxp_lx_is_word(v, "True");
     }
+    if (oxp_lx_is_word(t, "strides")) return strides_arg(c, st, nst);
     return skip_kwarg(c);
   }
   if (oxp_lx_is_word(t, "SS")) { /* symbolic size: dynamic */
@@ -65,12 +91,13 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims) {
  * Any parenthesized form fixes the rank, so Long(requires_grad=0,
  * device=cpu) is 0-d, while a bare Long has unknown rank. */
 static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
-  int64_t dims[OXP_MAX_RANK];
+  int64_t dims[OXP_MAX_RANK], st[OXP_MAX_RANK];
+  int nst = -1;
   oxp_tok open = oxp_lx_next(&c->lx);
   ty->rank = 0;
   if (!oxp_lx_is_punct(oxp_lx_peek(&c->lx), ')')) {
     for (;;) {
-      if (!tensor_arg(c, ty, dims)) return false;
+      if (!tensor_arg(c, ty, dims, st, &nst)) return false;
       oxp_tok t = oxp_lx_next(&c->lx);
       if (oxp_lx_is_punct(t, ')')) break;
       if (!oxp_lx_is_punct(t, ','))
@@ -94,6 +121,11 @@ static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
     ty->dims = oxp_alloc(c->a, sizeof *dims * (size_t)ty->rank);
     if (!ty->dims) return oxp_pnomem(c, NULL);
     memcpy(ty->dims, dims, sizeof *dims * (size_t)ty->rank);
+    if (nst == ty->rank) {
+      ty->strides = oxp_alloc(c->a, sizeof *st * (size_t)ty->rank);
+      if (!ty->strides) return oxp_pnomem(c, NULL);
+      memcpy(ty->strides, st, sizeof *st * (size_t)ty->rank);
+    }
   }
   return true;
 }

@@ -3,7 +3,9 @@
  *
  *   JIT level (TorchScript graph, before lowering)
  *     jit_dce.c            dead nodes without side effects
- *     jit_inplace.c        aten::add_ & co. become pure ops, aliases follow
+ *     jit_alias.c          which ops alias their input, and their inverses
+ *     jit_functionalize.c  every in-place write lands in the tensor it
+ *                          aliases (through views, If and Loop)
  *     jit_lower_tuples.c   Tuple/List Construct+Unpack pairs vanish
  *     jit_constprop.c      scalar ops on constants, prim::If on a constant
  *     jit_peephole_size.c  aten::size / aten::dim of static tensors
@@ -74,7 +76,7 @@ const char *oxp_pass_onnx_op(const oxp_node *n);
 /* ---- JIT passes -------------------------------------------------------- */
 
 oxp_status oxp_jit_dce(oxp_graph *g, oxp_diag *d);
-oxp_status oxp_jit_remove_inplace(oxp_graph *g, oxp_diag *d);
+oxp_status oxp_jit_functionalize(oxp_graph *g, oxp_diag *d);
 oxp_status oxp_jit_lower_tuples(oxp_graph *g, oxp_diag *d);
 /* Might list l change after its ListConstruct (append & co., or being
  * handed to a loop)? Then its length and elements are not constants. */

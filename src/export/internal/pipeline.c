@@ -21,7 +21,7 @@ void oxp_options_init(oxp_options *o) {
 static oxp_status jit_passes(oxp_graph *g, const oxp_options *o,
                              oxp_diag *d) {
   oxp_status st;
-  if ((st = oxp_jit_remove_inplace(g, d)) || (st = oxp_jit_peephole_size(g, o, d)) ||
+  if ((st = oxp_jit_functionalize(g, d)) || (st = oxp_jit_peephole_size(g, o, d)) ||
       (st = oxp_jit_constprop(g, d)) || (st = oxp_jit_lower_tuples(g, d)) ||
       (st = oxp_jit_constprop(g, d)) || (st = oxp_type_promotion(g, d)))
     return st;
