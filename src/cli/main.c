@@ -303,14 +303,6 @@ static int report(const oxp_diag *d, oxp_status st) {
   return exit_code(d->status ? d->status : st);
 }
 
-/* MODEL.ir -> MODEL.safetensors */
-static char *default_weights(oxp_arena *a, const char *ir) {
-  const char *slash = strrchr(ir, '/');
-  const char *dot = strrchr(ir, '.');
-  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - ir) : strlen(ir);
-  return oxp_sprintf(a, "%.*s.safetensors", (int)stem, ir);
-}
-
 /* Everything but the arena, which main owns, so that every early return
  * (usage errors, --help) frees it too: leak checkers see a clean exit. */
 static int run_cli(oxp_arena *a, int argc, char **argv) {
@@ -409,16 +401,23 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
     return 2;
   }
 
+  oxp_diag d;
+  oxp_diag_clear(&d);
+  const char *wpath = weights ? weights : oxp_st_default_path(a, ir);
+  if (!wpath) return usage_error("%s", "out of memory"), 1;
+  /* An output that is an input would replace it: refused (exit 2) before
+   * anything is read or written. */
+  o.ir_path = ir;
+  o.weights_path = wpath;
+  if (out && oxp_check_outputs(a, out, &o, &d)) return report(&d, OXP_ERR_USAGE);
+
   size_t len = 0;
   char *text = read_file(ir, &len);
   if (!text) {
     fprintf(stderr, "onnxexp: error: %s: %s\n", ir, strerror(errno));
     return 2;
   }
-  oxp_diag d;
-  oxp_diag_clear(&d);
   oxp_safetensors *st = NULL;
-  const char *wpath = weights ? weights : default_weights(a, ir);
   if (weights || access(wpath, F_OK) == 0) {
     /* A weights file that cannot be read is unreadable input (2); one
      * that reads but disagrees with the graph is an export error (1). */

@@ -771,6 +771,81 @@ START_TEST(external_data_file_and_reference) {
 }
 END_TEST
 
+/* ---- outputs never replace inputs ------------------------------------------ */
+
+/* One refused export: usage error naming both paths, and not a byte of
+ * the inputs changed. */
+#define ASSERT_REFUSED(call, out, in)                                        \
+  do {                                                                       \
+    ASSERT_FAILS(call, ONNXEXP_ERR_USAGE, "refusing to write");              \
+    ck_assert_msg(strstr(onnxexp_diag_message(D), out) &&                    \
+                      strstr(onnxexp_diag_message(D), in),                   \
+                  "message '%s' lacks '%s' or '%s'", onnxexp_diag_message(D), \
+                  out, in);                                                  \
+    assert_file(ir, LINEAR_IR, strlen(LINEAR_IR));                           \
+    assert_file(st, w, wlen);                                                \
+  } while (0)
+
+static void assert_file(const char *path, const void *p, size_t n) {
+  size_t len;
+  unsigned char *b = read_all(path, &len);
+  ck_assert_msg(len == n && memcmp(b, p, n) == 0, "%s changed", path);
+  free(b);
+}
+
+START_TEST(file_outputs_never_replace_inputs) {
+  size_t wlen;
+  unsigned char *w = weights(&wlen);
+  char ir[128], st[128], sym[128], hard[128], data_as_st[128];
+  snprintf(ir, sizeof ir, "%s", path_in("m.ir"));
+  snprintf(st, sizeof st, "%s", path_in("m.safetensors"));
+  snprintf(sym, sizeof sym, "%s", path_in("sym.onnx"));
+  snprintf(hard, sizeof hard, "%s", path_in("hard.onnx"));
+  write_all(ir, LINEAR_IR, strlen(LINEAR_IR));
+  write_all(st, w, wlen);
+  ck_assert_int_eq(symlink("m.safetensors", sym), 0);
+  ck_assert_int_eq(link(ir, hard), 0);
+  onnxexp_options o = opts();
+  /* the model over the default sidecar, the IR, a symlink, a hard link */
+  ASSERT_REFUSED(onnxexp_export(ir, st, &o, D), st, st);
+  ASSERT_REFUSED(onnxexp_export(ir, ir, &o, D), ir, ir);
+  ASSERT_REFUSED(onnxexp_export(ir, sym, &o, D), sym, st);
+  ASSERT_REFUSED(onnxexp_export(ir, hard, &o, D), hard, ir);
+  /* the same through weights_path, from text and from a built graph */
+  o.weights_path = sym;
+  ASSERT_REFUSED(onnxexp_export(ir, st, &o, D), st, sym);
+  ASSERT_REFUSED(onnxexp_export_text(LINEAR_IR, strlen(LINEAR_IR), NULL, st, &o, D), st, sym);
+  onnxexp_graph *g = build_linear(0);
+  ASSERT_REFUSED(onnxexp_export_graph(g, sym, &o, D), sym, sym);
+  onnxexp_graph_free(g);
+  /* the external data file over the weights, the IR (hard link), the
+   * model itself, the weights (symlink) */
+  o = opts();
+  o.external_data = ONNXEXP_EXTERNAL_DATA_FILE;
+  o.external_data_name = "m.safetensors";
+  ASSERT_REFUSED(onnxexp_export(ir, path_in("e.onnx"), &o, D), st, st);
+  o.external_data_name = "hard.onnx";
+  ASSERT_REFUSED(onnxexp_export(ir, path_in("e.onnx"), &o, D), hard, ir);
+  o.external_data_name = "e.onnx";
+  snprintf(data_as_st, sizeof data_as_st, "%s", path_in("e.onnx"));
+  ASSERT_REFUSED(onnxexp_export(ir, data_as_st, &o, D), data_as_st, "the model");
+  o.external_data_name = "sym.onnx";
+  ASSERT_REFUSED(onnxexp_export(ir, path_in("e.onnx"), &o, D), sym, st);
+  /* nothing was written: the four files and the two links, no temporary */
+  ck_assert_int_ne(access(path_in("e.onnx"), F_OK), 0);
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 4", tmpdir);
+  ck_assert_msg(system(cmd) == 0, "files were created in %s", tmpdir);
+  /* an unrelated output still works, and so does a dangling symlink */
+  o = opts();
+  ck_assert_int_eq(symlink("nowhere", path_in("dangling.onnx")), 0);
+  ck_assert_msg(onnxexp_export(ir, path_in("dangling.onnx"), &o, D) == 0, "%s",
+                onnxexp_diag_message(D));
+  ck_assert_int_ne(access(path_in("nowhere"), F_OK), 0);
+  free(w);
+}
+END_TEST
+
 /* ---- options reach the model ---------------------------------------------- */
 
 typedef struct {
@@ -1082,6 +1157,7 @@ static Suite *suite(void) {
   tcase_add_test(t, builder_rejects_bad_graphs);
   tcase_add_test(t, export_errors_carry_location_and_op);
   tcase_add_test(t, external_data_file_and_reference);
+  tcase_add_test(t, file_outputs_never_replace_inputs);
   tcase_add_test(t, options_reach_the_model);
   tcase_add_test(t, custom_symbolic_overrides_builtin);
   tcase_add_test(t, register_rejects_bad_names_and_opsets);

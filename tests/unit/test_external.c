@@ -375,6 +375,44 @@ START_TEST(inline_past_limit_goes_external_with_a_note) {
 }
 END_TEST
 
+/* The data file the limit forces is only known once the model is built,
+ * so the writer itself must refuse one that is an input (here the
+ * weights, hard-linked under the default data name): nothing written, no
+ * temporary left, the input untouched. The model over an input is refused
+ * before its temporary exists. */
+START_TEST(writer_refuses_outputs_that_are_inputs) {
+  oxp_value *ws[2] = {weight("a", 4096, 1), weight("b", 4096, 2)};
+  sum_graph(ws, 2);
+  spit(path_in("w.safetensors"), "weights", 7);
+  ck_assert_int_eq(link(path_in("w.safetensors"), path_in("m.onnx.data")), 0);
+  oxp_options o = opts(OXP_EXT_NONE);
+  o.weights_path = path_in("w.safetensors");
+  oxp_ext_layout l;
+  oxp_ext_layout_default(&l);
+  l.proto_limit = 20000; /* the model is ~33 KB inline */
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_write_file_ex(G, &o, path_in("m.onnx"), &l, NULL, &d),
+                   OXP_ERR_USAGE);
+  ck_assert_msg(strstr(d.message, path_in("m.onnx.data")) &&
+                    strstr(d.message, path_in("w.safetensors")),
+                "%s", d.message);
+  ck_assert_int_eq(access(path_in("m.onnx"), F_OK), -1);
+  o.ir_path = path_in("m.ir");
+  spit(o.ir_path, "graph", 5);
+  d = (oxp_diag){0};
+  ck_assert_int_eq(oxp_write_file(G, &o, o.ir_path, &d), OXP_ERR_USAGE);
+  ck_assert_ptr_nonnull(strstr(d.message, "the IR"));
+  ck_assert_int_eq(count_files(), 3); /* w, its link, m.ir: no temporary */
+  size_t n;
+  unsigned char *b = slurp(path_in("m.onnx.data"), &n);
+  ck_assert(n == 7 && memcmp(b, "weights", 7) == 0);
+  free(b);
+  b = slurp(o.ir_path, &n);
+  ck_assert(n == 5 && memcmp(b, "graph", 5) == 0);
+  free(b);
+}
+END_TEST
+
 /* ---- reference mode ------------------------------------------------------- */
 
 /* A real safetensors file in DIR_/sub/, opened (mmap) as the CLI does. */
@@ -697,6 +735,7 @@ Suite *external_suite(void) {
   tcase_add_test(tc, file_mode_replaces_both_files);
   tcase_add_test(tc, buffer_output_refuses_external_data);
   tcase_add_test(tc, inline_past_limit_goes_external_with_a_note);
+  tcase_add_test(tc, writer_refuses_outputs_that_are_inputs);
   tcase_add_test(tc, reference_mode_points_into_sidecar);
   tcase_add_test(tc, reference_mode_ignores_stale_source);
   tcase_add_test(tc, reference_mode_sidecar_outside_model_dir);

@@ -50,6 +50,10 @@ typedef struct {
   bool strip_doc_string;           /* default true */
   oxp_external external_data;
   const char *external_data_name;  /* default OUT.onnx.data's basename */
+  /* The files the export reads, when it reads files (NULL: none): an
+   * output that is the same file as one of them is refused. */
+  const char *ir_path;
+  const char *weights_path;
   bool quiet;
   oxp_warn_fn warn;
   void *warn_user;
@@ -80,6 +84,12 @@ oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
  * renamed over path only when everything was written. */
 oxp_status oxp_write_file(oxp_graph *g, const oxp_options *o,
                           const char *path, oxp_diag *d);
+/* Before anything is read or written: refuses (OXP_ERR_USAGE) a model
+ * path, or the data file asked for beside it, that is the same file as
+ * o->ir_path or o->weights_path, or the two outputs as one file. The
+ * writer checks again; this only makes the mistake cost no export. */
+oxp_status oxp_check_outputs(oxp_arena *a, const char *model_path,
+                             const oxp_options *o, oxp_diag *d);
 /* Serializes into a malloc'd buffer the caller frees. */
 oxp_status oxp_write_buffer(oxp_graph *g, const oxp_options *o,
                             unsigned char **buf, size_t *len, oxp_diag *d);

@@ -22,7 +22,7 @@
 
 typedef enum {
   OXP_OK = 0,
-  OXP_ERR_USAGE,       /* bad option or argument */
+  OXP_ERR_USAGE,       /* bad option or argument, an output that is an input */
   OXP_ERR_IO,          /* unreadable input, unwritable output */
   OXP_ERR_PARSE,       /* malformed IR text */
   OXP_ERR_WEIGHTS,     /* missing/truncated/inconsistent safetensors */
@@ -462,6 +462,9 @@ typedef struct {
 
 oxp_status oxp_st_open(oxp_arena *a, const char *path, oxp_safetensors **out,
                        oxp_diag *d);
+/* The sidecar beside an IR file: MODEL.ir -> MODEL.safetensors (NULL only
+ * when memory runs out). */
+char *oxp_st_default_path(oxp_arena *a, const char *ir_path);
 /* Parses from memory (for the C API and tests); data is borrowed. */
 oxp_status oxp_st_from_memory(oxp_arena *a, const char *name,
                               const void *data, size_t len,

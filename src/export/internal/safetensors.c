@@ -287,6 +287,13 @@ static oxp_status io_fail(oxp_diag *d, const char *path, const char *what,
                   what, strerror(err));
 }
 
+char *oxp_st_default_path(oxp_arena *a, const char *ir_path) {
+  const char *slash = strrchr(ir_path, '/'), *dot = strrchr(ir_path, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - ir_path)
+                                               : strlen(ir_path);
+  return oxp_sprintf(a, "%.*s.safetensors", (int)stem, ir_path);
+}
+
 oxp_status oxp_st_open(oxp_arena *a, const char *path, oxp_safetensors **out,
                        oxp_diag *d) {
   *out = NULL;

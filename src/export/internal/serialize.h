@@ -185,6 +185,22 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
                              oxp_progress *p, oxp_diag *d);
 /* The data file's default name for a model path: "OUT.onnx.data". */
 const char *oxp_default_data_name(oxp_arena *a, const char *model_path);
+/* The data file's name (o's, or the default) and its path beside
+ * model_path (spelled with model_path's directory, so a data file named
+ * like the model has the model's path); a name that is not a plain file
+ * name is a usage error. */
+oxp_status oxp_data_file(oxp_arena *a, const char *model_path,
+                         const oxp_options *o, const char **name,
+                         const char **path, oxp_diag *d);
+
+/* ---- outputs are not inputs (same_file.c) ------------------------------ */
+/* Refuses (OXP_ERR_USAGE, naming both paths) to write the output `what`
+ * ("model", "external data file") to path when that is the same file as
+ * o->ir_path, o->weights_path or model_path (NULL: none), or is spelled
+ * as model_path. */
+oxp_status oxp_check_output(const char *what, const char *path,
+                            const char *model_path, const oxp_options *o,
+                            oxp_diag *d);
 
 /* oxp_pretty with names assigned in place (oxp_pretty in export.h takes a
  * const graph; naming writes to it, so it forwards here). */

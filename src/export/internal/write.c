@@ -4,7 +4,9 @@
  * A file is written to a temporary in the target's own directory (so the
  * final rename(2) stays on one filesystem and is atomic), fsync'd, and only
  * then renamed over the target. Any failure removes the temporary, so a
- * failed export leaves no output and never damages an existing file.
+ * failed export leaves no output and never damages an existing file; a
+ * target that is one of the export's inputs is refused before any
+ * temporary exists (same_file.c).
  *
  * With external data there are two files, model and data, and rename is
  * atomic for one file only. Both temporaries are complete and synced before
@@ -207,18 +209,14 @@ const char *oxp_default_data_name(oxp_arena *a, const char *model_path) {
 
 /* The data file must sit in the model's directory under a plain name:
  * that is what ONNX's location (relative to the model) can express
- * portably, and it must not be the model itself. */
-static oxp_status check_data_name(const char *name, const char *base,
-                                  oxp_diag *d) {
+ * portably. (That it is not the model itself, oxp_check_output sees.) */
+static oxp_status check_data_name(const char *name, oxp_diag *d) {
   if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
       strcmp(name, "..") == 0)
     return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
                     "external data name '%s' must be a plain file name (it "
                     "is written beside the model)",
                     name);
-  if (strcmp(name, base) == 0)
-    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
-                    "external data name '%s' is the model's own name", name);
   return OXP_OK;
 }
 
@@ -247,20 +245,30 @@ typedef struct {
   oxp_diag *d;
 } writer;
 
+oxp_status oxp_data_file(oxp_arena *a, const char *model_path,
+                         const oxp_options *o, const char **name,
+                         const char **path, oxp_diag *d) {
+  const char *slash = strrchr(model_path, '/');
+  *name = o->external_data_name && *o->external_data_name
+              ? o->external_data_name
+              : oxp_default_data_name(a, model_path);
+  if (!*name) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_status st = check_data_name(*name, d);
+  if (st) return st;
+  *path = slash ? oxp_sprintf(a, "%.*s/%s", (int)(slash - model_path),
+                              model_path, *name)
+                : *name;
+  return *path ? OXP_OK
+               : oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+}
+
 static oxp_status open_data(writer *w, oxp_ext **ext) {
   oxp_arena *a = w->g->arena;
-  const char *slash = strrchr(w->path, '/');
-  const char *base = slash ? slash + 1 : w->path;
-  const char *name = w->o->external_data_name && *w->o->external_data_name
-                         ? w->o->external_data_name
-                         : oxp_default_data_name(a, w->path);
-  if (!name) return oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  oxp_status st = check_data_name(name, base, w->d);
+  const char *name, *dpath;
+  oxp_status st = oxp_data_file(a, w->path, w->o, &name, &dpath, w->d);
+  if (!st)
+    st = oxp_check_output("external data file", dpath, w->path, w->o, w->d);
   if (st) return st;
-  const char *dpath = slash ? oxp_sprintf(a, "%.*s/%s",
-                                          (int)(slash - w->path), w->path, name)
-                            : name;
-  if (!dpath) return oxp_fail(w->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   if ((st = tmp_open(a, w->dir, name, dpath, &w->data, w->d))) return st;
   w->have_data = true;
   w->data_name = name;
@@ -320,13 +328,17 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
   size_t dlen = slash ? (size_t)(slash - path) : 1;
   const char *dirs = slash ? path : ".";
   if (slash && dlen == 0) dlen = 1; /* "/x.onnx": the root */
+  /* Never over an input (same_file.c); the data file is checked when it
+   * is opened, since the 2 GiB limit may call for one only later. */
+  oxp_status st = oxp_check_output("model", path, NULL, o, d);
+  if (st) return st;
   char *dir = oxp_strndup(g->arena, dirs, dlen);
   oxp_fmap *fmap = oxp_fmap_load(g->arena);
   if (!dir || !fmap)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
 
   tmp_file model;
-  oxp_status st = tmp_open(g->arena, dir, base, path, &model, d);
+  st = tmp_open(g->arena, dir, base, path, &model, d);
   if (st) return st;
   writer w = {.g = g, .o = o, .layout = layout, .prog = prog, .fmap = fmap,
               .dir = dir, .path = path, .d = d};

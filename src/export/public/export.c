@@ -165,22 +165,33 @@ static onnxexp_status deliver(oxp_graph *onnx, const oxp_options *o,
   return (onnxexp_status)oxp_write_file(onnx, o, to->path, d);
 }
 
-/* The weights the options name; ir_path gives the CLI's default. */
+/* The files the export reads into o (ir_path gives the CLI's default
+ * weights), and a file destination checked against them before anything
+ * is read or written (same_file.c). */
+static onnxexp_status note_inputs(oxp_arena *a, const onnxexp_options *pub,
+                                  const char *ir_path, const dest *to,
+                                  oxp_options *o, oxp_diag *d) {
+  o->ir_path = ir_path;
+  o->weights_path = pub->weights_data ? NULL
+                    : pub->weights_path ? pub->weights_path
+                    : ir_path ? oxp_st_default_path(a, ir_path) : NULL;
+  if (ir_path && !pub->weights_data && !o->weights_path)
+    return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  return to->path ? (onnxexp_status)oxp_check_outputs(a, to->path, o, d) : ONNXEXP_OK;
+}
+
+/* The weights the options name (o->weights_path, from note_inputs). */
 static onnxexp_status open_weights(oxp_arena *a, const onnxexp_options *pub,
-                                   const char *ir_path, oxp_safetensors **st,
+                                   const oxp_options *o, oxp_safetensors **st,
                                    oxp_diag *d) {
   *st = NULL;
   if (pub->weights_data)
     return (onnxexp_status)oxp_st_from_memory(a, "weights_data", pub->weights_data,
                                               pub->weights_size, st, d);
-  if (pub->weights_path) return (onnxexp_status)oxp_st_open(a, pub->weights_path, st, d);
-  if (!ir_path) return ONNXEXP_OK;
-  const char *slash = strrchr(ir_path, '/'), *dot = strrchr(ir_path, '.');
-  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - ir_path) : strlen(ir_path);
-  char *path = oxp_sprintf(a, "%.*s.safetensors", (int)stem, ir_path);
-  if (!path) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  if (access(path, F_OK) != 0) return ONNXEXP_OK;
-  return (onnxexp_status)oxp_st_open(a, path, st, d);
+  if (!o->weights_path) return ONNXEXP_OK;
+  /* the default sidecar is optional, a named one is not */
+  if (!pub->weights_path && access(o->weights_path, F_OK) != 0) return ONNXEXP_OK;
+  return (onnxexp_status)oxp_st_open(a, o->weights_path, st, d);
 }
 
 static char *slurp(const char *path, size_t *len, oxp_diag *d) {
@@ -230,8 +241,9 @@ static onnxexp_status run_text(const char *text, size_t len, const char *name,
   oxp_graph *onnx = NULL;
   char *owned = NULL;
   onnxexp_status s = convert(opts, a, &o, &pub, d);
+  if (!s) s = note_inputs(a, &pub, ir_path, to, &o, d);
   if (!s && !text && !(text = owned = slurp(ir_path, &len, d))) s = (onnxexp_status)d->status;
-  if (!s) s = open_weights(a, &pub, ir_path, &st, d);
+  if (!s) s = open_weights(a, &pub, &o, &st, d);
   if (!s) s = (onnxexp_status)oxp_export_graph(a, name ? name : "<text>", text, len, st, &o, &onnx, d);
   if (!s) s = deliver(onnx, &o, to, d);
   if (st) oxp_st_close(st);
@@ -278,7 +290,8 @@ static onnxexp_status run_graph(onnxexp_graph *g, const onnxexp_options *opts,
   if (!s && g->nweights && (pub.weights_path || pub.weights_data))
     s = bad(d, "the graph has attached weights; weights_path/weights_data "
                "cannot add more");
-  if (!s) s = g->nweights ? graph_weights(g, &st, d) : open_weights(a, &pub, NULL, &st, d);
+  if (!s) s = note_inputs(a, &pub, NULL, to, &o, d);
+  if (!s) s = g->nweights ? graph_weights(g, &st, d) : open_weights(a, &pub, &o, &st, d);
   if (!s) s = (onnxexp_status)oxp_export_from_graph(g->g, st, &o, &onnx, d);
   if (!s) s = deliver(onnx, &o, to, d);
   if (st && !g->nweights) oxp_st_close(st);

@@ -15,7 +15,7 @@ ONNXEXP_BEGIN_DECLS
 
 typedef enum {
   ONNXEXP_OK = 0,
-  ONNXEXP_ERR_USAGE,       /* bad argument or option value */
+  ONNXEXP_ERR_USAGE,       /* bad argument or option value, an output that is an input */
   ONNXEXP_ERR_IO,          /* unreadable input, unwritable output */
   ONNXEXP_ERR_PARSE,       /* malformed IR text */
   ONNXEXP_ERR_WEIGHTS,     /* missing/truncated/inconsistent weights */
