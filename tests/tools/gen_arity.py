@@ -16,7 +16,7 @@ out: they write into a caller's tensor, which an ONNX graph cannot, and
 torch's own symbolics take no `out` argument, so counting them would let
 aten::relu(%x, %w) through. An op that has only out= overloads keeps them.
 
-The exporter removes in-place ops before lowering (jit_inplace.c):
+The exporter removes in-place ops before lowering (jit_functionalize.c):
 aten::foo_ becomes aten::foo with the same inputs, aten::zero_ becomes
 aten::zeros_like and aten::fill_ aten::full_like. Lowering sees the pure
 name with the in-place arity, so a pure op also accepts the arity of what
@@ -28,7 +28,7 @@ import sys
 import torch
 
 UNBOUNDED = -1
-# jit_inplace.c's pure_kind: the renames that are not "drop the last _".
+# jit_alias.c's oxp_inplace_pure_kind: the renames that are not "drop the last _".
 PURE_OF = {"aten::zero_": "aten::zeros_like", "aten::fill_": "aten::full_like"}
 
 
@@ -55,7 +55,7 @@ def merge(a, b):
 
 
 def inplace_target(name):
-    """The pure kind jit_inplace.c renames NAME to, or None (its is_inplace)."""
+    """The pure kind jit_functionalize.c renames NAME to, or None (its oxp_is_inplace)."""
     if name in PURE_OF:
         return PURE_OF[name]
     if len(name) > 8 and name.endswith("_") and not name.endswith("__"):
