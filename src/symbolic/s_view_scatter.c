@@ -105,3 +105,52 @@ oxp_status oxp_s_select_scatter(oxp_sctx *c, oxp_node *n) {
   src = src ? oxp_sym_unsqueeze(c, src, &axis, 1) : NULL;
   return scatter_window(c, n, x, pos, src, axis, r);
 }
+
+/* diagonal_scatter(base, src, offset, dim1, dim2), for dims of known
+ * size: src's last axis gathered onto an (a, b) grid by a constant index,
+ * moved to dim1/dim2, then Where(on the diagonal, that, base). */
+oxp_status oxp_s_diagonal_scatter(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int64_t off, d1, d2, dims[OXP_SX_MAXRANK];
+  int r;
+  if (!x || !oxp_sym_need_int(c, n, 2, &off) || !oxp_sym_need_int(c, n, 3, &d1) ||
+      !oxp_sym_need_int(c, n, 4, &d2))
+    return oxp_sym_status(c);
+  r = oxp_sym_rank(x);
+  if (r < 2 || r > OXP_SX_MAXRANK || !oxp_sym_axis(d1, r, &d1) || !oxp_sym_axis(d2, r, &d2) ||
+      d1 == d2)
+    return oxp_sym_unsupported(c, "these dims (a base of rank 2 or more, two distinct dims)");
+  int64_t a = oxp_sx_dim(x, (int)d1), b = oxp_sx_dim(x, (int)d2);
+  if (a < 0 || b < 0 || a * b > (1 << 24))
+    return oxp_sym_unsupported(c, "diagonal dims of unknown (or huge) size");
+  int64_t len = off >= 0 ? (a < b - off ? a : b - off) : (a + off < b ? a + off : b);
+  if (len <= 0) return oxp_sym_set_out(c, n, 0, x);
+  /* K picks the diagonal element each grid cell would hold; M marks the
+   * diagonal; both laid out in the order dims d1, d2 appear in x. */
+  bool swap = d1 > d2;
+  int64_t gd[2] = {swap ? b : a, swap ? a : b};
+  oxp_arena *ar = oxp_sym_arena(c);
+  oxp_tensor *k = oxp_tensor_alloc(ar, OXP_DT_INT64, 2, (int64_t[]){a, b});
+  oxp_tensor *m = oxp_tensor_alloc(ar, OXP_DT_BOOL, 2, gd);
+  if (!k || !m) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  int64_t *kv = (int64_t *)k->data;
+  uint8_t *mv = (uint8_t *)m->data;
+  for (int64_t i = 0; i < a; i++)
+    for (int64_t j = 0; j < b; j++) {
+      int64_t e = off >= 0 ? i : j;
+      kv[i * b + j] = e < len ? e : len - 1;
+      mv[swap ? j * a + i : i * b + j] = j - i == off;
+    }
+  oxp_value *src = oxp_sym_in_as(c, n, 1, oxp_sym_dtype(x));
+  oxp_node *g = src ? oxp_sym_op(c, "Gather", (oxp_value *[]){src, oxp_sym_const(c, k)}, 2, 1) : NULL;
+  if (!g) return oxp_sym_status(c);
+  oxp_attr_set_i(g, "axis", r - 2);
+  int64_t perm[OXP_SX_MAXRANK];
+  for (int p = 0, rest = 0; p < r; p++) {
+    perm[p] = p == d1 ? r - 2 : p == d2 ? r - 1 : rest++;
+    dims[p] = p == d1 ? gd[swap] : p == d2 ? gd[!swap] : 1;
+  }
+  oxp_value *grid = oxp_sx_transpose(c, g->outputs[0], perm, r);
+  oxp_value *mask = oxp_sx_reshape(c, oxp_sym_const(c, m), dims, r);
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op3(c, "Where", mask, grid, x));
+}

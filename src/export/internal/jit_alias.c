@@ -4,6 +4,7 @@
  * One row per op. A row says how the output relates to input 0 and
  * which inverse puts a new value of the output back into the input:
  *   SLICE/SELECT/NARROW  a window: slice_scatter / select_scatter
+ *   DIAGONAL             diagonal: diagonal_scatter
  *   SELFINV              transpose-like: the same op undoes itself
  *   PERMUTE              permute: the inverse permutation
  *   SWAPARGS             movedim(x, a, b): movedim(y, b, a)
@@ -43,7 +44,7 @@ static const struct {
     {"aten::detach", OXP_VIEW_IDENT},     {"aten::alias", OXP_VIEW_IDENT},
     {"prim::unchecked_cast", OXP_VIEW_IDENT},
     {"aten::expand", OXP_VIEW_EXPAND},    {"aten::expand_as", OXP_VIEW_EXPAND},
-    {"aten::diagonal", OXP_VIEW_OPAQUE},  {"aten::unfold", OXP_VIEW_OPAQUE},
+    {"aten::diagonal", OXP_VIEW_DIAGONAL},{"aten::unfold", OXP_VIEW_OPAQUE},
     {"aten::as_strided", OXP_VIEW_OPAQUE},{"aten::real", OXP_VIEW_OPAQUE},
     {"aten::imag", OXP_VIEW_OPAQUE},      {"aten::view_as_real", OXP_VIEW_OPAQUE},
     {"aten::view_as_complex", OXP_VIEW_OPAQUE},

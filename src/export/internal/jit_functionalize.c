@@ -532,6 +532,12 @@ static oxp_value *inverse(ctx *c, oxp_node *w, oxp_node **pos, const alias *a,
     kind = "aten::select_scatter";
     ins[nin++] = pc, ins[nin++] = nv, ins[nin++] = pr->inputs[1], ins[nin++] = pr->inputs[2];
     break;
+  case OXP_VIEW_DIAGONAL: /* diagonal(x, offset, dim1, dim2) */
+    if (pr->ninputs != 4) break;
+    kind = "aten::diagonal_scatter";
+    ins[nin++] = pc, ins[nin++] = nv;
+    for (int i = 1; i < 4; i++) ins[nin++] = pr->inputs[i];
+    break;
   case OXP_VIEW_NARROW: {
     int64_t st, end, one = 1;
     if (pr->ninputs != 4 || !narrow_bounds(c, w, pr, pc->type, &st, &end)) {
