@@ -710,6 +710,9 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *self,
     v = a->parent;
   }
   if (!set_cur(c, v, nv)) return false;
+  /* An opaque value written through is current itself: only its other
+   * aliases went stale (poison moved their roots' versions). */
+  if (original(c, v) && c->info[v->id].kind == A_OPAQUE) c->born[v->id] = c->stamp;
   if (keep) n->kind = pure; /* renamed last: errors above name the write */
   /* From now on the op's own result stands for self. */
   c->born[out->id] = -1;
