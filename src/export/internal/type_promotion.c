@@ -165,7 +165,9 @@ static int infer(const oxp_node *n, int r, int first, int count) {
   case SAME1: return n->ninputs > 1 && operand(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
   case LIST0: return n->ninputs > 0 ? list_dtype(n->inputs[0]) : 0;
   case SUM0: /* torch sums bools and integers in int64 */
-    if (n->ninputs < 1 || !operand(n->inputs[0], &ops[0]) || ops[0].scalar) return 0;
+    if (n->ninputs < 1 || !operand(n->inputs[0], &ops[0]) || ops[0].scalar ||
+        !ops[0].dtype)
+      return 0; /* an unknown input: the sum's dtype is unknown too */
     return rank_float(ops[0].dtype) ? ops[0].dtype : OXP_DT_INT64;
   default: break;
   }
