@@ -161,6 +161,14 @@ static oxp_status resolve_attrs(ti *t, oxp_block *b) {
 
 /* ---- folding ------------------------------------------------------------------- */
 
+static bool const_int(const oxp_value *v, int64_t *out) {
+  const oxp_node *k = v->producer;
+  const oxp_attr *a = k && oxp_kind_is(k, "prim::Constant") ? oxp_attr_get(k, "value") : NULL;
+  if (!a || a->kind != OXP_A_INT) return false;
+  *out = a->i;
+  return true;
+}
+
 static oxp_node *constant(ti *t, oxp_node *n, oxp_kind kind) {
   oxp_node *k = oxp_node_new(t->g, "prim::Constant", 1);
   oxp_type *ty = oxp_type_new(t->g->arena, kind);
@@ -184,8 +192,37 @@ static oxp_status replace_by(ti *t, oxp_node *n, oxp_node *k) {
  * (ONNX has none); export sees no gradients. */
 static oxp_status fold_prim(ti *t, oxp_node *n, bool *done) {
   *done = false;
-  if (n->noutputs != 1 || n->ninputs != 1 || n->nblocks) return OXP_OK;
-  const oxp_type *x = n->inputs[0]->type;
+  if (n->noutputs != 1 || n->nblocks) return OXP_OK;
+  /* The export traces no gradients and runs no autocast. */
+  if ((oxp_kind_is(n, "aten::is_grad_enabled") || oxp_kind_is(n, "aten::is_autocast_enabled")) &&
+      n->ninputs == 0) {
+    oxp_node *k = constant(t, n, OXP_T_BOOL);
+    if (k) oxp_attr_set_i(k, "value", 0);
+    *done = true;
+    return replace_by(t, n, k);
+  }
+  const oxp_type *x = n->ninputs ? n->inputs[0]->type : NULL;
+  int64_t i;
+  /* a static size, when no dynamic axis may change it */
+  if (oxp_kind_is(n, "aten::size") && n->ninputs == 2 && t->o->n_dynamic_axes == 0 &&
+      const_int(n->inputs[1], &i) && x && x->kind == OXP_T_TENSOR && x->rank > 0 &&
+      (i < 0 ? i + x->rank : i) >= 0 && (i < 0 ? i + x->rank : i) < x->rank &&
+      x->dims[i < 0 ? i + x->rank : i] >= 0) {
+    oxp_node *k = constant(t, n, OXP_T_INT);
+    if (k) oxp_attr_set_i(k, "value", x->dims[i < 0 ? i + x->rank : i]);
+    *done = true;
+    return replace_by(t, n, k);
+  }
+  const oxp_attr *sa = n->ninputs == 1 && n->inputs[0]->producer &&
+                               oxp_kind_is(n->inputs[0]->producer, "prim::Constant")
+                           ? oxp_attr_get(n->inputs[0]->producer, "value") : NULL;
+  if (oxp_kind_is(n, "aten::len") && sa && sa->kind == OXP_A_STR && x && x->kind == OXP_T_STR) {
+    oxp_node *k = constant(t, n, OXP_T_INT);
+    if (k) oxp_attr_set_i(k, "value", (int64_t)strlen(sa->s));
+    *done = true;
+    return replace_by(t, n, k);
+  }
+  if (n->ninputs != 1) return OXP_OK;
   bool tensor = x && x->kind == OXP_T_TENSOR;
   oxp_node *k = NULL;
   if (oxp_kind_is(n, "prim::dtype") && tensor && x->dtype &&
@@ -206,6 +243,37 @@ static oxp_status fold_prim(ti *t, oxp_node *n, bool *done) {
   }
   *done = true;
   return replace_by(t, n, k);
+}
+
+/* ListUnpack of aten::size(x) for x of known rank: one aten::size(x, i)
+ * per dim, so the static ones fold and the rest stay sizes. */
+static oxp_status split_sizes(ti *t, oxp_node *n, bool *done, oxp_node **first) {
+  *done = false;
+  oxp_node *s = n->ninputs == 1 ? n->inputs[0]->producer : NULL;
+  if (!s || !oxp_kind_is(s, "aten::size") || s->ninputs != 1) return OXP_OK;
+  const oxp_type *x = s->inputs[0]->type;
+  if (!x || x->kind != OXP_T_TENSOR || x->rank != n->noutputs) return OXP_OK;
+  for (int i = 0; i < n->noutputs; i++) {
+    oxp_node *k = oxp_node_new(t->g, "prim::Constant", 1);
+    oxp_node *z = oxp_node_new(t->g, "aten::size", 1);
+    oxp_type *ti_ = oxp_type_new(t->g->arena, OXP_T_INT), *to = oxp_type_new(t->g->arena, OXP_T_INT);
+    if (!k || !z || !ti_ || !to || !oxp_node_add_input(z, s->inputs[0]) ||
+        !oxp_node_add_input(z, k->outputs[0]))
+      return oxp_fail(t->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    oxp_attr_set_i(k, "value", i);
+    k->outputs[0]->type = ti_;
+    z->outputs[0]->type = to;
+    z->outputs[0]->name = n->outputs[i]->name;
+    k->loc = z->loc = n->loc;
+    z->source = n->source;
+    oxp_node_insert_before(n, k);
+    oxp_node_insert_before(n, z);
+    if (!i) *first = z;
+    oxp_value_replace_uses(n->outputs[i], z->outputs[0]);
+  }
+  oxp_node_destroy(n);
+  *done = true;
+  return OXP_OK;
 }
 
 /* Does b raise whenever it runs? */
@@ -334,11 +402,30 @@ static oxp_status type_structural(ti *t, oxp_node *n) {
     oxp_shape x;
     oxp_shape_of(k->inputs[0], &x);
     oxp_shape_unknown(&s, x.dtype);
+    bool unbind = oxp_kind_is(k, "aten::unbind");
     if (x.rank >= 0 && x.rank <= OXP_MAXRANK) {
-      s.rank = oxp_kind_is(k, "aten::unbind") ? x.rank - 1 : x.rank;
+      s.rank = unbind ? x.rank - 1 : x.rank;
       for (int j = 0; j < s.rank; j++) s.d[j] = -1, s.p[j] = NULL;
     }
-    for (int i = 0; i < n->noutputs && !st; i++) st = give(t, n->outputs[i], &s);
+    /* chunk(x, chunks, dim) / split(x, size, dim) of a static dim: each
+     * piece keeps the other dims; along dim, full pieces then the rest */
+    int64_t cnt, dim, len = -1;
+    bool chunk = oxp_kind_is(k, "aten::chunk"), split = oxp_kind_is(k, "aten::split");
+    if ((chunk || split) && k->ninputs == 3 && const_int(k->inputs[1], &cnt) &&
+        const_int(k->inputs[2], &dim) && x.rank > 0 && cnt > 0) {
+      if (dim < 0) dim += x.rank;
+      if (dim >= 0 && dim < x.rank && x.d[dim] >= 0) {
+        len = chunk ? (x.d[dim] + cnt - 1) / cnt : cnt;
+        for (int j = 0; j < x.rank; j++) s.d[j] = x.d[j], s.p[j] = x.p[j];
+      }
+    }
+    for (int i = 0; i < n->noutputs && !st; i++) {
+      if (len > 0) {
+        int64_t left = x.d[dim] - (int64_t)i * len;
+        s.d[dim] = left < len ? (left > 0 ? left : 0) : len;
+      }
+      st = give(t, n->outputs[i], &s);
+    }
   }
   return st;
 }
@@ -386,6 +473,9 @@ static oxp_status visit(ti *t, oxp_node *n, oxp_node **next) {
   }
   bool done;
   if ((st = fold_prim(t, n, &done)) || done) return st;
+  if (oxp_kind_is(n, "prim::ListUnpack") && n->noutputs > 0 &&
+      ((st = split_sizes(t, n, &done, next)) || done))
+    return st; /* the walk goes on at the new sizes */
   if ((st = type_node(t, n))) return st;
   return oxp_jit_constprop_node(t->g, n, t->d);
 }

@@ -89,7 +89,11 @@ static bool operand(const oxp_value *v, oxp_operand *o) {
   memset(o, 0, sizeof *o);
   if (!t) return false;
   switch (t->kind) {
-  case OXP_T_TENSOR: o->dtype = t->dtype; o->zero_dim = t->rank == 0; return t->dtype != 0;
+  case OXP_T_TENSOR:
+    o->dtype = t->dtype;
+    o->zero_dim = t->rank == 0;
+    o->unranked = t->rank < 0;
+    return t->dtype != 0;
   case OXP_T_INT: o->dtype = OXP_DT_INT64; o->scalar = true; return true;
   case OXP_T_FLOAT: o->dtype = OXP_DT_DOUBLE; o->scalar = true; return true;
   case OXP_T_BOOL: o->dtype = OXP_DT_BOOL; o->scalar = true; return true;

@@ -105,6 +105,8 @@ typedef struct {
   int dtype;
   bool zero_dim; /* 0-d tensor */
   bool scalar;   /* Python number (int/float/bool value) */
+  bool unranked; /* a tensor of unknown rank: 0-d or not, the result must
+                    be the same both ways, else it is unknown (0) */
 } oxp_operand;
 int oxp_result_type(const oxp_operand *ops, int n);
 int oxp_promote_types(int a, int b);
