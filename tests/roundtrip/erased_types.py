@@ -58,12 +58,17 @@ def erase(text, numbers):
     return head + "\n".join(lines)
 
 
-def out_dtypes(path):
+def outputs(path):
+    """[(dtype name or "?", static shape or None)] of the model's outputs."""
     m = onnx.load(path)
     res = []
     for o in m.graph.output:
-        et = o.type.tensor_type.elem_type
-        res.append(str(np.dtype(mapping.TENSOR_TYPE_TO_NP_TYPE[et])) if et else "?")
+        tt = o.type.tensor_type
+        et = tt.elem_type
+        shape = None
+        if tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
+            shape = [d.dim_value for d in tt.shape.dim]
+        res.append((str(np.dtype(mapping.TENSOR_TYPE_TO_NP_TYPE[et])) if et else "?", shape))
     return res
 
 
@@ -115,7 +120,15 @@ def main():
             bad.append("%s: exit %d: %s" % (name, r.returncode, r.stderr.strip()[:300]))
             continue
         stats["exported"] += 1
-        got, want = out_dtypes(out), meta.get("output_dtypes", [])
+        outs = outputs(out)
+        got, want = [o[0] for o in outs], meta.get("output_dtypes", [])
+        # inferred dims are checked too: a static output shape is torch's
+        ref = st.header(os.path.join(d, "outputs.safetensors"))
+        for k, (_, shape) in enumerate(outs):
+            if len(outs) == len(want) and shape is not None and "out%d" % k in ref and \
+                    shape != ref["out%d" % k]["shape"]:
+                bad.append("%s: output %d exported with shape %s, torch gives %s"
+                           % (name, k, shape, ref["out%d" % k]["shape"]))
         # "?": the exporter left the dtype to the runtime; not a guess
         if len(got) == len(want) and any(g != w and g != "?" for g, w in zip(got, want)):
             bad.append("%s: exported with output dtypes %s, torch gives %s" % (name, got, want))

@@ -415,14 +415,17 @@ static oxp_status type_structural(ti *t, oxp_node *n) {
         const_int(k->inputs[2], &dim) && x.rank > 0 && cnt > 0) {
       if (dim < 0) dim += x.rank;
       if (dim >= 0 && dim < x.rank && x.d[dim] >= 0) {
-        len = chunk ? (x.d[dim] + cnt - 1) / cnt : cnt;
+        len = chunk ? x.d[dim] / cnt + (x.d[dim] % cnt != 0) : cnt;
         for (int j = 0; j < x.rank; j++) s.d[j] = x.d[j], s.p[j] = x.p[j];
       }
     }
     for (int i = 0; i < n->noutputs && !st; i++) {
       if (len > 0) {
-        int64_t left = x.d[dim] - (int64_t)i * len;
-        s.d[dim] = left < len ? (left > 0 ? left : 0) : len;
+        /* pieces before this one hold i * len, unless that passes the dim */
+        int64_t before;
+        bool past = __builtin_mul_overflow((int64_t)i, len, &before) || before >= x.d[dim];
+        int64_t left = past ? 0 : x.d[dim] - before;
+        s.d[dim] = left < len ? left : len;
       }
       st = give(t, n->outputs[i], &s);
     }

@@ -123,6 +123,31 @@ static int norm_axis(int64_t a, int rank) {
 
 /* ---- shape helpers ------------------------------------------------------- */
 
+/* Dim arithmetic: IR text may hold any int64, and a result past it (or
+ * from an unknown -1) is an unknown dim, never undefined behaviour. */
+static int64_t dim_add(int64_t a, int64_t b) {
+  int64_t r;
+  return a < 0 || b < 0 || __builtin_add_overflow(a, b, &r) ? -1 : r;
+}
+
+static int64_t dim_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? -1 : r;
+}
+
+/* floor((i + 2 p - d (k - 1) - 1) / s) + 1 (ceil with ceil_mode), the
+ * output length of a convolution or pooling window; -1 when it is not
+ * a valid length. */
+static int64_t window_len(int64_t i, int64_t p, int64_t d, int64_t k, int64_t s, bool ceil) {
+  if (i < 0 || p < 0 || d < 1 || k < 1 || s < 1) return -1;
+  __int128 num = (__int128)i + 2 * (__int128)p - (__int128)d * (k - 1) - 1;
+  if (num < 0) return -1;
+  __int128 o = (ceil ? (num + s - 1) / s : num / s) + 1;
+  /* the last window must start inside the input or its left padding */
+  if (ceil && (o - 1) * s >= (__int128)i + p) o--;
+  return o > INT64_MAX ? -1 : (int64_t)o;
+}
+
 static void set_rank(oxp_shape *s, int rank) {
   s->rank = rank >= 0 && rank <= OXP_MAXRANK ? rank : -1;
   for (int i = 0; i < OXP_MAXRANK; i++) s->d[i] = -1, s->p[i] = NULL;
@@ -451,11 +476,8 @@ static bool r_conv(const oxp_node *n, oxp_shape *out) {
   for (int k = 0; k < sp; k++) {
     int64_t s = st[cs == 1 ? 0 : k < cs ? k : 0], p = pd[cp == 1 ? 0 : k < cp ? k : 0],
             d = dl[cd == 1 ? 0 : k < cd ? k : 0], kk = w.d[2 + k], i = x.d[2 + k];
-    if (i < 0 || kk < 0 || s < 1 || (cs != 1 && cs != sp) || (cp != 1 && cp != sp) ||
-        (cd != 1 && cd != sp))
-      continue;
-    int64_t o = (i + 2 * p - d * (kk - 1) - 1) / s + 1;
-    out->d[2 + k] = o >= 0 ? o : -1;
+    if ((cs != 1 && cs != sp) || (cp != 1 && cp != sp) || (cd != 1 && cd != sp)) continue;
+    out->d[2 + k] = window_len(i, p, d, kk, s, false);
   }
   return true;
 }
@@ -481,13 +503,7 @@ static bool r_pool(const oxp_node *n, oxp_shape *out) {
     if (!ok || ck < 1 || cs < 1 || cp < 1 || cd < 1) continue;
     int64_t kk = k[ck == 1 ? 0 : j], ss = s[cs == 1 ? 0 : j], pp = p[cp == 1 ? 0 : j],
             dd = dl[cd == 1 ? 0 : j], i = x.d[a];
-    if (i < 0 || ss < 1) continue;
-    int64_t num = i + 2 * pp - dd * (kk - 1) - 1;
-    if (num < 0) continue;
-    int64_t o = (ceil ? (num + ss - 1) / ss : num / ss) + 1;
-    /* the last window must start inside the input or its left padding */
-    if (ceil && (o - 1) * ss >= i + pp) o--;
-    out->d[a] = o;
+    out->d[a] = window_len(i, pp, dd, kk, ss, ceil != 0);
   }
   return true;
 }
@@ -518,11 +534,13 @@ static bool r_view(const oxp_node *n, oxp_shape *out) {
   out->dtype = x.dtype;
   if (c < 0) return true;
   int64_t total = oxp_type_numel(n->inputs[0]->type), known = 1;
+  int64_t lit[OXP_MAXRANK];
+  bool literal = cints(n, 1, lit, OXP_MAXRANK) == c; /* -1 is the hole, not unknown */
   int hole = -1, unknown = 0;
   for (int j = 0; j < c; j++) {
     out->d[j] = v[j] >= 0 ? v[j] : -1;
-    if (v[j] == -1 && cints(n, 1, v, OXP_MAXRANK) == c) hole = j;
-    if (v[j] >= 0) known *= v[j] ? v[j] : 1;
+    if (v[j] == -1 && literal) hole = j;
+    if (v[j] >= 0) known = dim_mul(known, v[j]);
     else unknown++;
   }
   if (hole >= 0 && unknown == 1 && total >= 0 && known > 0 && total % known == 0)
@@ -541,7 +559,7 @@ static bool r_flatten(const oxp_node *n, oxp_shape *out) {
   if (a < 0 || b < a) return set_rank(out, -1), true;
   set_rank(out, x.rank - (b - a));
   int64_t prod = 1;
-  for (int j = a; j <= b; j++) prod = prod >= 0 && x.d[j] >= 0 ? prod * x.d[j] : -1;
+  for (int j = a; j <= b; j++) prod = dim_mul(prod, x.d[j]);
   for (int j = 0, r = 0; j < x.rank; j++) {
     if (j > a && j <= b) continue;
     out->d[r++] = j == a ? prod : x.d[j];
@@ -833,7 +851,7 @@ static bool r_cat(const oxp_node *n, oxp_shape *out) {
   for (int i = 0; i < k->ninputs && sum >= 0; i++) {
     oxp_shape s;
     oxp_shape_of(k->inputs[i], &s);
-    sum = s.rank == e.rank && s.d[a] >= 0 ? sum + s.d[a] : -1;
+    sum = s.rank == e.rank ? dim_add(sum, s.d[a]) : -1;
   }
   out->d[a] = sum, out->p[a] = NULL;
   return true;
