@@ -40,6 +40,14 @@ if(TARGET onnxexp)
             --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/peer)
   set_tests_properties(peer.node_counts PROPERTIES TIMEOUT 300 LABELS roundtrip
                        FIXTURES_REQUIRED fixtures)
+  # Every fixture with its node types erased, as torch prints scripted
+  # graphs: exported with torch's output dtypes or refused with a located
+  # error, never exported with a dtype the exporter made up.
+  add_test(NAME roundtrip.erased_types
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/erased_types.py --onnxexp $<TARGET_FILE:onnxexp>
+            --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/roundtrip_erased)
+  set_tests_properties(roundtrip.erased_types PROPERTIES TIMEOUT 300 LABELS roundtrip
+                       FIXTURES_REQUIRED fixtures)
   # A few fixtures with their weights (a CNN, a transformer, RNNs, control
   # flow, dynamic axes, a rejected weight) exported under valgrind memcheck
   # and checked as the round trip checks them: any memory error or leak of

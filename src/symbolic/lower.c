@@ -341,6 +341,12 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
   for (int i = 0; i < top->ninputs; i++) {
     oxp_value *in = top->inputs[i];
     oxp_type *t = NULL;
+    if (in->type && in->type->kind == OXP_T_TENSOR && !in->type->dtype && !in->init)
+      return oxp_fail(d, OXP_ERR_UNSUPPORTED,
+                      src->input_locs ? &src->input_locs[i] : NULL, NULL,
+                      "graph input %%%s is a Tensor of unknown dtype: an ONNX "
+                      "input needs one, and it is never guessed",
+                      in->name ? in->name : "?");
     if (in->type && in->type->kind == OXP_T_TENSOR)
       t = oxp_type_copy(a, in->type);
     else if (oxp_lower_scalar_dtype(in->type))

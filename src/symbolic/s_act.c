@@ -7,7 +7,7 @@
 #include "s_nn_util.h"
 
 static oxp_value *scalar(oxp_sctx *c, double v, oxp_value *like) {
-  return oxp_sym_const_scalar(c, v, oxp_nn_dtype(like));
+  return oxp_sym_const_scalar(c, v, oxp_nn_dtype(c, like));
 }
 
 /* One-input op with float attributes (names[i] = vals[i]). */
@@ -163,7 +163,7 @@ oxp_status oxp_s_softshrink(oxp_sctx *c, oxp_node *n) { return shrink(c, n, true
 oxp_status oxp_s_threshold(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x) return oxp_sym_status(c);
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   oxp_value *th = oxp_sym_in_as(c, n, 1, dt), *v = oxp_sym_in_as(c, n, 2, dt);
   oxp_value *y = oxp_sym_op3(c, "Where", oxp_sym_op2(c, "Greater", x, th), x, v);
   return oxp_sym_set_out(c, n, 0, y);

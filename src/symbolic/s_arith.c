@@ -220,7 +220,7 @@ static bool gelu_tanh(oxp_node *n) {
 oxp_status oxp_s_gelu(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x) return oxp_sym_status(c);
-  int dt = oxp_sym_dtype(x) ? oxp_sym_dtype(x) : OXP_DT_FLOAT;
+  int dt = oxp_sym_need_dtype(c, x);
   oxp_value *inner;
   if (gelu_tanh(n)) {
     oxp_value *x3 = oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Mul", x, x), x);

@@ -27,7 +27,7 @@ oxp_value *oxp_att_linear(oxp_sctx *c, oxp_value *x, oxp_value *w,
 oxp_value *oxp_att_layer_norm(oxp_sctx *c, oxp_value *x, oxp_value *w,
                               oxp_value *b, double eps) {
   if (!x) return NULL;
-  int dt = oxp_sym_dtype(x) ? oxp_sym_dtype(x) : OXP_DT_FLOAT;
+  int dt = oxp_sym_need_dtype(c, x);
   if (oxp_sym_opset(c) >= 17 && w) {
     oxp_value *in[3] = {x, w, b};
     oxp_node *ln = oxp_sym_op(c, "LayerNormalization", in, b ? 3 : 2, 1);
@@ -52,7 +52,7 @@ oxp_value *oxp_att_layer_norm(oxp_sctx *c, oxp_value *x, oxp_value *w,
 oxp_value *oxp_att_gelu(oxp_sctx *c, oxp_value *x) {
   if (!x) return NULL;
   if (oxp_sym_opset(c) >= 20) return oxp_sym_op1(c, "Gelu", x);
-  int dt = oxp_sym_dtype(x) ? oxp_sym_dtype(x) : OXP_DT_FLOAT;
+  int dt = oxp_sym_need_dtype(c, x);
   const double rsqrt2 = 0.70710678118654752440;
   oxp_value *e = oxp_sym_op1(
       c, "Erf", oxp_sym_op2(c, "Mul", x, oxp_sym_const_scalar(c, rsqrt2, dt)));
@@ -87,7 +87,7 @@ oxp_status oxp_att_mha(oxp_sctx *c, const oxp_att_call *a, oxp_value **out,
   if (E < 0 || E > INT64_MAX / 3)
     return oxp_sym_unsupported(c, "attention with an embed_dim past int64 / 3");
   int64_t dh = E / H;
-  int dt = oxp_sym_dtype(a->q) ? oxp_sym_dtype(a->q) : OXP_DT_FLOAT;
+  int dt = oxp_sym_need_dtype(c, a->q);
   oxp_value *q, *k, *v;
   if (a->self) {
     /* One [B, T, 3E] projection, split along its last axis. */

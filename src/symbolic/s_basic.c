@@ -72,7 +72,7 @@ static oxp_node *train_dropout(oxp_sctx *c, oxp_node *n, int nout) {
   double p = 0.5;
   oxp_sym_float(n, 1, &p);
   oxp_value *x = oxp_sym_in(c, n, 0);
-  oxp_value *in[3] = {x, x ? oxp_sym_const_scalar(c, p, oxp_nn_dtype(x)) : NULL,
+  oxp_value *in[3] = {x, x ? oxp_sym_const_scalar(c, p, oxp_nn_dtype(c, x)) : NULL,
                       oxp_sym_const_scalar(c, 1, OXP_DT_BOOL)};
   return x ? oxp_sym_op(c, "Dropout", in, 3, nout) : NULL;
 }

@@ -91,9 +91,11 @@ static oxp_value *uninit_value(oxp_sctx *c, const oxp_value *other) {
     return e->outputs[0];
   }
   int dt = oxp_ctl_dtype(other);
-  oxp_value *z = oxp_sym_const_scalar(c, 0, dt ? dt : OXP_DT_FLOAT);
+  if (!dt) dt = oxp_sym_need_dtype(c, other);
+  if (!dt) return NULL;
+  oxp_value *z = oxp_sym_const_scalar(c, 0, dt);
   oxp_value *id = oxp_sym_op1(c, "Identity", z);
-  oxp_sym_set_type(c, id, dt ? dt : OXP_DT_FLOAT, 0, NULL);
+  oxp_sym_set_type(c, id, dt, 0, NULL);
   return id;
 }
 

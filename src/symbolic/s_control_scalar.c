@@ -197,7 +197,15 @@ oxp_status oxp_s_unchecked_cast(oxp_sctx *c, oxp_node *n) {
  * it. prim::If replaces it by a value of the other branch's type; any
  * other reader gets a zero of the declared scalar type. */
 oxp_status oxp_s_uninitialized(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  /* Only returned from a branch: prim::If puts the other branch's type
+   * there, so an unknown dtype is no matter here. */
+  if (!oxp_sym_out_dtype(n, 0, 0) && n->outputs[0]->nuses == 0) {
+    oxp_pack *p = oxp_alloc(oxp_sym_arena(c), sizeof *p);
+    if (!p) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    oxp_lower_bind_pack(c, n->outputs[0], p);
+    return OXP_OK;
+  }
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   return oxp_sym_set_out(c, n, 0, oxp_sym_const_scalar(c, 0, dt));
 }
 

@@ -31,7 +31,7 @@ oxp_status oxp_s_factory(oxp_sctx *c, oxp_node *n) {
   if (!f) return oxp_sym_fail(c, OXP_ERR_INTERNAL, "%s: not a factory", n->kind);
   oxp_value *like = f->self >= 0 ? oxp_sym_in(c, n, f->self) : NULL;
   if (f->self >= 0 && !like) return oxp_sym_status(c);
-  int dt = oxp_sym_out_dtype(n, 0, like ? oxp_sym_dtype(like) : OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   oxp_value *shape = like ? oxp_sx_shape(c, like) : oxp_sym_in_as(c, n, f->size, OXP_DT_INT64);
   if (!shape) return oxp_sym_status(c);
   double v = f->fixed;
@@ -52,7 +52,7 @@ oxp_status oxp_s_tensor(oxp_sctx *c, oxp_node *n) {
 
 /* eye(n[, m], dtype, ...): EyeLike of a zero matrix of that shape. */
 oxp_status oxp_s_eye(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   /* eye(n, dtype, layout, device, pin) has 5 inputs; eye(n, m, ...) 6. */
   bool two = n->ninputs >= 6;
   static const int64_t z = 0;

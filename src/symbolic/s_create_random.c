@@ -28,7 +28,7 @@ static oxp_value *random_like(oxp_sctx *c, bool normal, oxp_value *shape_of,
 oxp_status oxp_s_rand(oxp_sctx *c, oxp_node *n) {
   bool normal = strncmp(n->kind, "aten::randn", 11) == 0;
   bool like = strstr(n->kind, "_like") != NULL;
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   oxp_value *src = like ? oxp_sym_in(c, n, 0) : oxp_sym_in_as(c, n, 0, OXP_DT_INT64);
   if (!src) return oxp_sym_status(c);
   return oxp_sym_set_out(c, n, 0, random_like(c, normal, like ? src : NULL, like ? NULL : src, dt,
@@ -43,7 +43,7 @@ static bool is_tensor_arg(oxp_node *n, int i) {
 /* normal(mean, std[, size], ...): each of mean and std a tensor or a
  * float; mean + std * N(0, 1) shaped like the output. */
 oxp_status oxp_s_normal(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   bool tm = is_tensor_arg(n, 0), ts = is_tensor_arg(n, 1);
   double m, s;
   const oxp_type *t2 = oxp_sym_in_type(n, 2);

@@ -51,7 +51,7 @@ static oxp_value *arange(oxp_sctx *c, oxp_node *n, int is, int ie, int ip, int d
  * arange(start, end, step, <4>); scripted graphs may drop the trailing
  * four, so count the number arguments by their types. */
 oxp_status oxp_s_arange(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_INT64);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   int nums = n->ninputs - 4;
   if (nums < 1 || nums > 3) {
     nums = 0;
@@ -79,7 +79,7 @@ oxp_status oxp_s_dim_arange(oxp_sctx *c, oxp_node *n) {
 /* linspace(start, end, steps, dtype, ...): start + i * (end - start) /
  * (steps - 1), computed in float or double. */
 oxp_status oxp_s_linspace(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   int64_t steps;
   if (!oxp_sym_need_int(c, n, 2, &steps)) return oxp_sym_status(c);
   int wide = dt == OXP_DT_DOUBLE ? dt : OXP_DT_FLOAT;
@@ -95,7 +95,7 @@ oxp_status oxp_s_linspace(oxp_sctx *c, oxp_node *n) {
 /* hann_window(N, [periodic], dtype, ...): 0.5 - 0.5 cos(2 pi i / M),
  * M = N when periodic, else N - 1. */
 oxp_status oxp_s_hann_window(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   bool periodic = true;
   /* hann_window(N, dtype, layout, device, pin) has 5 inputs. */
   if (n->ninputs >= 6 && !oxp_sym_bool(n, 1, &periodic))

@@ -73,7 +73,7 @@ oxp_status oxp_s_embedding_bag(oxp_sctx *c, oxp_node *n) {
   if (psw && mode != 0)
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "embedding_bag: per_sample_weights "
                         "need mode 'sum'");
-  int dt = oxp_nn_dtype(w), ir = oxp_sym_rank(idx);
+  int dt = oxp_nn_dtype(c, w), ir = oxp_sym_rank(idx);
   /* Unsqueeze takes no negative axes before opset 11: trailing axes are
    * spelled out (psw has the rank of indices, member is 2-D). */
   static const int64_t ax0 = 0, ax1 = 1, ax2 = 2;
@@ -143,7 +143,7 @@ oxp_status oxp_s_embedding_renorm(oxp_sctx *c, oxp_node *n) {
   if (!w || !idx || !oxp_nn_float_arg(c, n, 2, 1, &max_norm) ||
       !oxp_nn_float_arg(c, n, 3, 2, &p))
     return oxp_sym_status(c);
-  int dt = oxp_nn_dtype(w);
+  int dt = oxp_nn_dtype(c, w);
   int64_t rows = oxp_nn_dim(w, 0);
   if (rows < 0) return oxp_sym_unsupported(c, "embedding_renorm of a weight of unknown size");
   static const int64_t ax1 = 1, flat = -1;

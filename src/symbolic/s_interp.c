@@ -335,7 +335,7 @@ oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
   memset(wd, 0, sizeof(float) * (size_t)(ch * taps * taps));
   for (int64_t o = 0; o < ch * taps; o++) wd[o * taps + o % taps] = 1;
   oxp_value *wv = oxp_sym_const(c, w);
-  if (wv && oxp_nn_dtype(x) != OXP_DT_FLOAT) wv = oxp_sym_cast(c, wv, oxp_nn_dtype(x));
+  if (wv && oxp_nn_dtype(c, x) != OXP_DT_FLOAT) wv = oxp_sym_cast(c, wv, oxp_nn_dtype(c, x));
   oxp_node *cv = wv ? oxp_sym_op(c, "Conv", (oxp_value *[]){x, wv}, 2, 1) : NULL;
   if (!cv) return oxp_sym_status(c);
   pad[2] = pad[0];

@@ -16,7 +16,7 @@ oxp_status oxp_s_mv(oxp_sctx *c, oxp_node *n) {
 
 /* outer(a, b) = a[:, None] * b. */
 oxp_status oxp_s_outer(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   static const int64_t one = 1;
   oxp_value *a = oxp_sym_in_as(c, n, 0, dt);
   oxp_value *b = a ? oxp_sym_in_as(c, n, 1, dt) : NULL;

@@ -28,7 +28,7 @@ static oxp_status class_loss(oxp_sctx *c, oxp_node *n, const char *op) {
   if (oxp_sym_rank(x) == 1)
     return oxp_sym_unsupported(c, "an unbatched input");
   bool w = !oxp_sym_is_none(n, 2);
-  oxp_value *in[3] = {x, t, w ? oxp_sym_in_as(c, n, 2, oxp_nn_dtype(x)) : NULL};
+  oxp_value *in[3] = {x, t, w ? oxp_sym_in_as(c, n, 2, oxp_nn_dtype(c, x)) : NULL};
   if (w && !in[2]) return oxp_sym_status(c);
   oxp_node *k = oxp_sym_op(c, op, in, w ? 3 : 2, 1);
   if (!k) return oxp_sym_status(c);
@@ -62,7 +62,7 @@ oxp_status oxp_s_bce_with_logits(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   int64_t red;
   if (!x || !reduction(c, n, 4, &red)) return oxp_sym_status(c);
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   oxp_value *t = oxp_sym_in_as(c, n, 1, dt), *one = oxp_sym_const_scalar(c, 1, dt);
   oxp_value *sp = oxp_sym_op1(c, "Softplus", oxp_sym_op1(c, "Neg", x));
   if (!oxp_sym_is_none(n, 3)) {
@@ -86,7 +86,7 @@ oxp_status oxp_s_kl_div(oxp_sctx *c, oxp_node *n) {
   bool log_t;
   if (!x || !reduction(c, n, 2, &red) || !oxp_nn_bool_arg(c, n, 3, false, &log_t))
     return oxp_sym_status(c);
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   oxp_value *t = oxp_sym_in_as(c, n, 1, dt), *y;
   if (log_t) {
     y = oxp_sym_op2(c, "Mul", oxp_sym_op1(c, "Exp", t), oxp_sym_op2(c, "Sub", t, x));

@@ -10,6 +10,10 @@
 static oxp_value *float_in(oxp_sctx *c, oxp_node *n, int *dt) {
   int in = oxp_m_in_dtype(c, n, 0);
   int out = oxp_sym_out_dtype(n, 0, 0);
+  /* ints and bools compute in the default float; an unknown input
+   * is not assumed to be one of them */
+  if (!out && !in) in = oxp_sym_need_dtype(c, oxp_sym_in(c, n, 0));
+  if (!out && !in) return NULL;
   *dt = out && oxp_dtype_is_float(out) ? out
         : oxp_dtype_is_float(in)       ? in
                                        : OXP_DT_FLOAT;

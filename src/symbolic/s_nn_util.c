@@ -41,9 +41,8 @@ int oxp_nn_name_dims(const oxp_node *n, int dflt) {
   return dflt;
 }
 
-int oxp_nn_dtype(const oxp_value *v) {
-  int dt = oxp_sym_dtype(v);
-  return dt ? dt : OXP_DT_FLOAT;
+int oxp_nn_dtype(oxp_sctx *c, const oxp_value *v) {
+  return oxp_sym_need_dtype(c, v);
 }
 
 int64_t oxp_nn_dim(const oxp_value *v, int i) {
@@ -111,7 +110,7 @@ oxp_value *oxp_nn_clip(oxp_sctx *c, oxp_value *x, double lo, double hi) {
     if (!isnan(hi)) oxp_attr_set_f(k, "max", hi);
     return k->outputs[0];
   }
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   oxp_value *in[3] = {x, isnan(lo) ? NULL : oxp_sym_const_scalar(c, lo, dt),
                       isnan(hi) ? NULL : oxp_sym_const_scalar(c, hi, dt)};
   oxp_node *k = oxp_sym_op(c, "Clip", in, isnan(hi) ? 2 : 3, 1);

@@ -18,7 +18,7 @@ bool oxp_nn_all_eq(const int64_t *v, int k, int64_t x);
  * the name has none. */
 int oxp_nn_name_dims(const oxp_node *n, int dflt);
 /* Element type of a lowered value, float when unknown. */
-int oxp_nn_dtype(const oxp_value *v);
+int oxp_nn_dtype(oxp_sctx *c, const oxp_value *v);
 /* Static size of dim i of v (negative i counts from the end), or -1 when
  * unknown or dynamic. */
 int64_t oxp_nn_dim(const oxp_value *v, int i);

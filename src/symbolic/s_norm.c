@@ -95,7 +95,7 @@ static bool read_norm_args(oxp_sctx *c, oxp_node *n, bool flag_default,
       !oxp_nn_float_arg(c, n, 7, 1e-5, &a->eps))
     return false;
   a->ch = channels(n, a->x, pi, 4);
-  a->dt = oxp_nn_dtype(a->x);
+  a->dt = oxp_nn_dtype(c, a->x);
   return true;
 }
 
@@ -174,7 +174,7 @@ oxp_status oxp_s_group_norm(oxp_sctx *c, oxp_node *n) {
   if (!x || !oxp_sym_need_int(c, n, 1, &groups) ||
       !oxp_nn_float_arg(c, n, 4, 1e-5, &eps))
     return oxp_sym_status(c);
-  int r = oxp_sym_rank(x), dt = oxp_nn_dtype(x), opset = oxp_sym_opset(c);
+  int r = oxp_sym_rank(x), dt = oxp_nn_dtype(c, x), opset = oxp_sym_opset(c);
   if (r < 2) return oxp_sym_unsupported(c, "group_norm of unknown rank");
   if (opset >= 21) {
     static const int pi[2] = {2, 3};
@@ -221,7 +221,7 @@ static oxp_status layer_norm9(oxp_sctx *c, oxp_node *n, bool native) {
   if (!x || !oxp_sym_need_ints(c, n, 1, &shape, &k) ||
       !oxp_nn_float_arg(c, n, 4, 1e-5, &eps))
     return oxp_sym_status(c);
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   int64_t axes[OXP_NN_MAXD];
   if (k > OXP_NN_MAXD) return oxp_sym_unsupported(c, "layer_norm over so many dims");
   /* Positive axes when the rank is known: before opset 11 Reduce* takes
@@ -253,7 +253,7 @@ static oxp_status layer_norm17(oxp_sctx *c, oxp_node *n, bool native) {
   if (!x || !oxp_sym_need_ints(c, n, 1, &shape, &k) ||
       !oxp_nn_float_arg(c, n, 4, 1e-5, &eps))
     return oxp_sym_status(c);
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   oxp_value *w = oxp_sym_is_none(n, 2) ? NULL : oxp_sym_in_as(c, n, 2, dt);
   if (!w) {
     /* LayerNormalization requires a scale: ones shaped normalized_shape. */

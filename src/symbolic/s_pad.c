@@ -38,7 +38,7 @@ static oxp_value *emit_pad(oxp_sctx *c, oxp_value *x, const int64_t *pads,
   } else {
     oxp_value *in[3] = {x, oxp_sym_const_i64s(c, pads, 2 * r),
                         has_value && value != 0
-                            ? oxp_sym_const_scalar(c, value, oxp_nn_dtype(x))
+                            ? oxp_sym_const_scalar(c, value, oxp_nn_dtype(c, x))
                             : NULL};
     p = oxp_sym_op(c, "Pad", in, in[2] ? 3 : 2, 1);
     if (!p) return NULL;

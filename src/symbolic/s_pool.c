@@ -122,7 +122,7 @@ static oxp_value *include_pad_factor(oxp_sctx *c, oxp_value *x,
     f[e] = (float)factor;
   }
   oxp_value *v = oxp_sym_const(c, t);
-  int dt = oxp_nn_dtype(x);
+  int dt = oxp_nn_dtype(c, x);
   return v && dt != OXP_DT_FLOAT ? oxp_sym_cast(c, v, dt) : v;
 }
 
@@ -242,7 +242,7 @@ oxp_status oxp_s_avg_pool(oxp_sctx *c, oxp_node *n) {
     for (int j = 0; j < k; j++) vol *= (double)g.kernel[j];
     if (vol != (double)divisor)
       y = oxp_sym_op2(c, "Mul", y, oxp_sym_const_scalar(c, vol / (double)divisor,
-                                                         oxp_nn_dtype(x)));
+                                                         oxp_nn_dtype(c, x)));
   }
   return oxp_sym_set_out(c, n, 0, y);
 }

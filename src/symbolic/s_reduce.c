@@ -9,6 +9,12 @@
  * products of bools and small ints are int64). */
 static oxp_value *to_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *x) {
   int out = oxp_sym_out_dtype(n, i, 0);
+  if (!out && x && (oxp_kind_is(n, "aten::sum") || oxp_kind_is(n, "aten::prod"))) {
+    /* untyped output: the schema's rule on the input's dtype */
+    int in = oxp_sym_need_dtype(c, x);
+    if (!in) return NULL;
+    out = oxp_dtype_is_float(in) ? in : OXP_DT_INT64;
+  }
   return out ? oxp_m_to(c, x, out) : x;
 }
 
@@ -179,7 +185,7 @@ oxp_status oxp_s_any(oxp_sctx *c, oxp_node *n) { return all_any(c, n, false); }
 
 /* logsumexp(x, dims, keepdim), in the (float) output dtype. */
 oxp_status oxp_s_logsumexp(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   if (!x) return oxp_sym_status(c);
   int64_t *dims;

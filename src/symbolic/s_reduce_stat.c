@@ -66,7 +66,7 @@ static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
 }
 
 static oxp_status stat(oxp_sctx *c, oxp_node *n, bool is_std, bool with_mean) {
-  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  int dt = oxp_sym_need_out_dtype(c, n, 0);
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   stat_args a;
   if (!x || !parse(c, n, x, &a)) return oxp_sym_status(c);

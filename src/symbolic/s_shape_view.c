@@ -4,10 +4,22 @@
 #include "s_shape_util.h"
 
 /* reshape_as / view_as(x, other) = Reshape(x, Shape(other)). */
+/* Reshape to another tensor's shape: a 0 in that shape is a size, not
+ * "copy this dim" (allowzero, from opset 14). */
 oxp_status oxp_s_reshape_as(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   oxp_value *o = x ? oxp_sym_in(c, n, 1) : NULL;
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, oxp_sx_shape(c, o)));
+  oxp_value *s = o ? oxp_sx_shape(c, o) : NULL;
+  oxp_node *k = s ? oxp_sym_op(c, "Reshape", (oxp_value *[]){x, s}, 2, 1) : NULL;
+  if (!k) return oxp_sym_status(c);
+  int64_t d[OXP_SX_MAXRANK];
+  int r;
+  bool known = oxp_sx_dims(o, d, &r), zero = false;
+  for (int i = 0; known && i < r; i++) zero |= d[i] == 0;
+  if ((zero || !known) && oxp_sym_opset(c) >= 14) oxp_attr_set_i(k, "allowzero", 1);
+  else if (zero)
+    return oxp_sym_unsupported(c, "a reshape to a shape with a 0 dim below opset 14");
+  return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }
 
 oxp_status oxp_s_reshape_from_tensor(oxp_sctx *c, oxp_node *n) {

@@ -99,8 +99,16 @@ const oxp_type *oxp_sym_out_type(oxp_node *n, int i);
 /* Element type and rank of a lowered value; 0 / -1 when unknown. */
 int oxp_sym_dtype(const oxp_value *v);
 int oxp_sym_rank(const oxp_value *v);
-/* Output dtype from the traced type, else fallback. */
+/* Output dtype from the traced type, else fallback. fallback is the
+ * op's own rule (e.g. an input's dtype), never a default for a dtype
+ * that is simply unknown: use the need forms below for that. */
 int oxp_sym_out_dtype(oxp_node *n, int i, int fallback);
+/* The dtype of output i of n / of lowered value v read by the node being
+ * lowered; 0 after a located error naming the value when type inference
+ * left it unknown. A dtype is never guessed: a wrong model that runs is
+ * worse than no model. */
+int oxp_sym_need_out_dtype(oxp_sctx *c, oxp_node *n, int i);
+int oxp_sym_need_dtype(oxp_sctx *c, const oxp_value *v);
 
 /* ---- emitting ----------------------------------------------------------------- */
 

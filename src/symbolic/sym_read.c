@@ -196,6 +196,31 @@ int oxp_sym_out_dtype(oxp_node *n, int i, int fallback) {
   return dt ? dt : fallback;
 }
 
+static oxp_status unknown_dtype(oxp_sctx *c, const char *what, const char *name) {
+  return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                      "%s: the dtype of %s%%%s is unknown (type inference could "
+                      "not derive it from the graph inputs), and it is never "
+                      "guessed", c->node ? c->node->kind : "?", what, name ? name : "?");
+}
+
+int oxp_sym_need_out_dtype(oxp_sctx *c, oxp_node *n, int i) {
+  int dt = oxp_sym_out_dtype(n, i, 0);
+  if (!dt) unknown_dtype(c, "output ", i < n->noutputs ? n->outputs[i]->name : NULL);
+  return dt;
+}
+
+int oxp_sym_need_dtype(oxp_sctx *c, const oxp_value *v) {
+  int dt = oxp_sym_dtype(v);
+  if (dt || !v) return dt;
+  /* name the TorchScript input that lowered to v, when there is one */
+  const char *name = v->name;
+  for (int i = 0; c->node && i < c->node->ninputs; i++)
+    if (c->node->inputs[i] && oxp_lower_lookup(c, c->node->inputs[i]) == v)
+      name = c->node->inputs[i]->name;
+  unknown_dtype(c, "", name);
+  return 0;
+}
+
 /* Writes value v into element k of t, converting to t's dtype. */
 static void put_elem(oxp_tensor *t, int64_t k, double f, int64_t iv,
                      bool is_int) {

@@ -281,6 +281,116 @@ START_TEST(list_delete_is_kept) {
 }
 END_TEST
 
+/* ---- jit_infer_types.c ------------------------------------------------------ */
+
+static int dtype_of(const char *name) {
+  for (oxp_node *n = G->top->first; n; n = n->next)
+    for (int i = 0; i < n->noutputs; i++)
+      if (n->outputs[i]->name && strcmp(n->outputs[i]->name, name) == 0)
+        return n->outputs[i]->type && n->outputs[i]->type->kind == OXP_T_TENSOR
+                   ? n->outputs[i]->type->dtype : -1;
+  return -2;
+}
+
+static void infer(void) {
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_infer_types(G, &o, &d), OXP_OK);
+  ck_assert_int_eq(oxp_type_promotion(G, &d), OXP_OK);
+}
+
+/* The bug of issue 18: a scripted torch.stack(outs).sum(0) over floats
+ * was exported as int64, because the sum of an untyped input was taken
+ * for a sum of integers. */
+START_TEST(stacked_float_sum_stays_float) {
+  pu_parse("graph(%x : Float(3)):\n"
+           "  %dims : int[] = prim::Constant[value=[0]]()\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %f : bool = prim::Constant[value=0]()\n"
+           "  %none : NoneType = prim::Constant()\n"
+           "  %h : float = prim::Constant[value=0.5]()\n"
+           "  %a : Tensor = aten::mul(%x, %h)\n"
+           "  %l : Tensor[] = prim::ListConstruct(%a, %x)\n"
+           "  %s : Tensor = aten::stack(%l, %z)\n"
+           "  %r : Tensor = aten::sum(%s, %dims, %f, %none)\n"
+           "  return (%r)\n");
+  infer();
+  ck_assert_int_eq(dtype_of("s"), OXP_DT_FLOAT);
+  ck_assert_int_eq(dtype_of("r"), OXP_DT_FLOAT);
+  ck_assert_int_eq(G->top->outputs[0]->type->rank, 1);
+  ck_assert_int_eq(G->top->outputs[0]->type->dims[0], 3);
+}
+END_TEST
+
+/* What no rule knows stays unknown: no pass may pick a dtype for it. */
+START_TEST(unknown_dtype_is_never_decided) {
+  pu_parse("graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+           "  %dims : int[] = prim::Constant[value=[0]]()\n"
+           "  %f : bool = prim::Constant[value=0]()\n"
+           "  %none : NoneType = prim::Constant()\n"
+           "  %m : Tensor = aten::no_rule_for_this(%x, %y)\n"
+           "  %r : Tensor = aten::sum(%m, %dims, %f, %none)\n"
+           "  %q : Tensor = aten::sqrt(%m)\n"
+           "  %c : Tensor = aten::gt(%m, %f)\n"
+           "  return (%r, %q, %c)\n");
+  infer();
+  ck_assert_int_eq(dtype_of("r"), 0);
+  ck_assert_int_eq(dtype_of("q"), 0);
+  ck_assert_int_eq(dtype_of("c"), OXP_DT_BOOL); /* comparisons are bool whatever they compare */
+}
+END_TEST
+
+/* BatchNorm1d's input check: dim() is known, the raising branch goes,
+ * the weight reached through GetAttr is the lifted input. */
+START_TEST(input_checks_fold_and_attributes_are_inputs) {
+  pu_parse("graph(%x : Float(2, 4), %bn.weight : Float(4)):\n"
+           "  %self : __torch__.M = prim::CreateObject()\n"
+           "  %two : int = prim::Constant[value=2]()\n"
+           "  %msg : str = prim::Constant[value=\"expected 2D input (got {}D input)\"]()\n"
+           "  %bn : __torch__.BN = prim::GetAttr[name=\"bn\"](%self)\n"
+           "  %w : Tensor = prim::GetAttr[name=\"weight\"](%bn)\n"
+           "  %d : int = aten::dim(%x)\n"
+           "  %ne : bool = aten::ne(%d, %two)\n"
+           "   = prim::If(%ne)\n"
+           "    block0():\n"
+           "      %s : str = aten::format(%msg, %d)\n"
+           "       = prim::RaiseException(%s)\n"
+           "      -> ()\n"
+           "    block1():\n"
+           "      -> ()\n"
+           "  %dt : int = prim::dtype(%w)\n"
+           "  %y : Tensor = aten::mul(%x, %w)\n"
+           "  return (%y, %dt)\n");
+  infer();
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "Constant()->dt; mul(x,bn.weight)->y");
+  ck_assert_int_eq(dtype_of("y"), OXP_DT_FLOAT);
+  ck_assert_int_eq(oxp_attr_get(G->top->first, "value")->i, 6); /* torch.float32 */
+}
+END_TEST
+
+/* A loop-carried tensor keeps the dims that hold on every trip only. */
+START_TEST(loop_carried_types_hold_on_every_trip) {
+  pu_parse("graph(%x : Float(2, 3), %n : int):\n"
+           "  %t : bool = prim::Constant[value=1]()\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %l : Tensor[] = prim::ListConstruct(%x, %x)\n"
+           "  %y : Tensor = prim::Loop(%n, %t, %x)\n"
+           "    block0(%i : int, %c : Tensor):\n"
+           "      %l2 : Tensor[] = prim::ListConstruct(%c, %x)\n"
+           "      %c2 : Tensor = aten::cat(%l2, %z)\n"
+           "      -> (%t, %c2)\n"
+           "  return (%y)\n");
+  infer();
+  const oxp_type *t = G->top->outputs[0]->type;
+  ck_assert_int_eq(t->dtype, OXP_DT_FLOAT);
+  ck_assert_int_eq(t->rank, 2);
+  ck_assert_int_eq(t->dims[0], -1); /* grows every trip */
+  ck_assert_int_eq(t->dims[1], 3);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("jit_passes");
   TCase *t = tcase_create("core");
@@ -300,6 +410,10 @@ int main(void) {
   tcase_add_test(t, dce_keeps_side_effects);
   tcase_add_test(t, len_of_mutated_list_stays);
   tcase_add_test(t, list_delete_is_kept);
+  tcase_add_test(t, stacked_float_sum_stays_float);
+  tcase_add_test(t, unknown_dtype_is_never_decided);
+  tcase_add_test(t, input_checks_fold_and_attributes_are_inputs);
+  tcase_add_test(t, loop_carried_types_hold_on_every_trip);
   suite_add_tcase(s, t);
   return oxp_check_run(s);
 }

@@ -148,7 +148,7 @@ static bool none_by_type(const oxp_value *v, num *out) {
 }
 
 /* prim::If on a constant: the branch taken moves before the If. */
-static void inline_if(oxp_node *n, bool cond) {
+void oxp_jit_inline_if(oxp_node *n, bool cond) {
   oxp_block *taken = n->blocks[cond ? 0 : 1];
   for (oxp_node *m = taken->first, *next; m; m = next) {
     next = m->next;
@@ -169,7 +169,7 @@ static oxp_status prop_block(oxp_graph *g, oxp_block *b, oxp_diag *d) {
       if (read_const(n->inputs[0], &c) && c.kind != OXP_T_NONE &&
           c.kind != OXP_T_FLOAT) {
         oxp_node *first = n->blocks[c.i ? 0 : 1]->first;
-        inline_if(n, c.i != 0);
+        oxp_jit_inline_if(n, c.i != 0);
         /* The inlined nodes come next in this walk. */
         if (first) nx = first;
         continue;
@@ -179,35 +179,39 @@ static oxp_status prop_block(oxp_graph *g, oxp_block *b, oxp_diag *d) {
       oxp_status st = prop_block(g, n->blocks[k], d);
       if (st) return st;
     }
-    if (n->noutputs != 1 || n->ninputs < 1 || n->ninputs > 2 || n->nblocks ||
-        !(strncmp(n->kind, "aten::", 6) == 0 || strncmp(n->kind, "prim::", 6) == 0))
-      continue;
-    num a, b2, r;
-    if (oxp_kind_is(n, "aten::len") && n->inputs[0]->producer &&
-        oxp_kind_is(n->inputs[0]->producer, "prim::ListConstruct") &&
-        !oxp_jit_list_mutated(n->inputs[0])) {
-      r.kind = OXP_T_INT;
-      r.i = n->inputs[0]->producer->ninputs;
-    } else if (oxp_kind_is(n, "aten::__is__") || oxp_kind_is(n, "aten::__isnot__")) {
-      if (!(read_const(n->inputs[0], &a) || none_by_type(n->inputs[0], &a)) ||
-          n->ninputs != 2 || !(read_const(n->inputs[1], &b2) || none_by_type(n->inputs[1], &b2)) ||
-          !eval(n, &a, &b2, 2, &r))
-        continue;
-    } else {
-      if (!read_const(n->inputs[0], &a)) continue;
-      if (n->ninputs == 2 && !read_const(n->inputs[1], &b2)) continue;
-      if (!eval(n, &a, &b2, n->ninputs, &r)) continue;
-    }
-    const oxp_type *t = n->outputs[0]->type;
-    if (t && t->kind != r.kind && !(t->kind == OXP_T_NUMBER)) {
-      if (t->kind == OXP_T_FLOAT && r.kind == OXP_T_INT) r.kind = OXP_T_FLOAT, r.f = (double)r.i;
-      else if (t->kind != OXP_T_BOOL || r.kind != OXP_T_INT) continue;
-      else r.kind = OXP_T_BOOL;
-    }
-    oxp_status st = replace(g, n, &r, d);
+    oxp_status st = oxp_jit_constprop_node(g, n, d);
     if (st) return st;
   }
   return OXP_OK;
+}
+
+oxp_status oxp_jit_constprop_node(oxp_graph *g, oxp_node *n, oxp_diag *d) {
+  if (n->noutputs != 1 || n->ninputs < 1 || n->ninputs > 2 || n->nblocks ||
+      !(strncmp(n->kind, "aten::", 6) == 0 || strncmp(n->kind, "prim::", 6) == 0))
+    return OXP_OK;
+  num a, b2, r;
+  if (oxp_kind_is(n, "aten::len") && n->inputs[0]->producer &&
+      oxp_kind_is(n->inputs[0]->producer, "prim::ListConstruct") &&
+      !oxp_jit_list_mutated(n->inputs[0])) {
+    r.kind = OXP_T_INT;
+    r.i = n->inputs[0]->producer->ninputs;
+  } else if (oxp_kind_is(n, "aten::__is__") || oxp_kind_is(n, "aten::__isnot__")) {
+    if (!(read_const(n->inputs[0], &a) || none_by_type(n->inputs[0], &a)) ||
+        n->ninputs != 2 || !(read_const(n->inputs[1], &b2) || none_by_type(n->inputs[1], &b2)) ||
+        !eval(n, &a, &b2, 2, &r))
+      return OXP_OK;
+  } else {
+    if (!read_const(n->inputs[0], &a)) return OXP_OK;
+    if (n->ninputs == 2 && !read_const(n->inputs[1], &b2)) return OXP_OK;
+    if (!eval(n, &a, &b2, n->ninputs, &r)) return OXP_OK;
+  }
+  const oxp_type *t = n->outputs[0]->type;
+  if (t && t->kind != r.kind && !(t->kind == OXP_T_NUMBER)) {
+    if (t->kind == OXP_T_FLOAT && r.kind == OXP_T_INT) r.kind = OXP_T_FLOAT, r.f = (double)r.i;
+    else if (t->kind != OXP_T_BOOL || r.kind != OXP_T_INT) return OXP_OK;
+    else r.kind = OXP_T_BOOL;
+  }
+  return replace(g, n, &r, d);
 }
 
 oxp_status oxp_jit_constprop(oxp_graph *g, oxp_diag *d) {

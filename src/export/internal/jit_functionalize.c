@@ -700,16 +700,20 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *self,
     }
   }
   oxp_value *nself = nv;
+  /* A write to an empty view changes no element of its base. */
+  bool empty = oxp_type_numel(self->type) == 0;
   const char *pure = keep ? oxp_inplace_pure_kind(c->g->arena, n) : NULL;
   if (keep && !pure) return nomem(c), false;
   oxp_value *v = self;
-  while (original(c, v) && c->info[v->id].kind == A_VIEW) {
+  while (!empty && original(c, v) && c->info[v->id].kind == A_VIEW) {
     const alias *a = &c->info[v->id];
     oxp_value *pc = resolve(c, a->parent, n, b);
     if (!pc || !(nv = inverse(c, n, &pos, a, v, pc, nv))) return false;
     v = a->parent;
   }
-  if (!set_cur(c, v, nv)) return false;
+  while (empty && original(c, v) && c->info[v->id].kind == A_VIEW)
+    v = c->info[v->id].parent;
+  if (!empty && !set_cur(c, v, nv)) return false;
   /* An opaque value written through is current itself: only its other
    * aliases went stale (poison moved their roots' versions). */
   if (original(c, v) && c->info[v->id].kind == A_OPAQUE) c->born[v->id] = c->stamp;

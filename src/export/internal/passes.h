@@ -9,6 +9,9 @@
  *     jit_lower_tuples.c   Tuple/List Construct+Unpack pairs vanish
  *     jit_constprop.c      scalar ops on constants, prim::If on a constant
  *     jit_peephole_size.c  aten::size / aten::dim of static tensors
+ *     jit_infer_types.c    types of a scripted graph's values, exception
+ *                          branches dropped, prim ops on known types
+ *     jit_type_rules.c     the per-op result rules it applies
  *     type_promotion.c     torch's result_type for untyped (scripted) ops
  *   ONNX level (after lowering)
  *     shape_infer.c        dtype, dims and dim_params of every value
@@ -82,6 +85,18 @@ oxp_status oxp_jit_lower_tuples(oxp_graph *g, oxp_diag *d);
  * handed to a loop)? Then its length and elements are not constants. */
 bool oxp_jit_list_mutated(const oxp_value *l);
 oxp_status oxp_jit_constprop(oxp_graph *g, oxp_diag *d);
+/* Folds one scalar node on constants (jit_constprop.c); n may be
+ * replaced by a prim::Constant. */
+oxp_status oxp_jit_constprop_node(oxp_graph *g, oxp_node *n, oxp_diag *d);
+/* prim::If on a known condition: the branch taken moves before n, n goes. */
+void oxp_jit_inline_if(oxp_node *n, bool cond);
+/* Types every value of a scripted graph that its text leaves unknown
+ * (jit_infer_types.c): module attributes become the lifted inputs, types
+ * flow from the typed inputs through each op's result rule
+ * (jit_type_rules.c), into If and Loop blocks and out; branches that
+ * only raise are dropped and Ifs on known conditions fold. */
+oxp_status oxp_jit_infer_types(oxp_graph *g, const oxp_options *o, oxp_diag *d);
+
 /* Uses the dynamic axes of o: a size that one of them may change is kept. */
 oxp_status oxp_jit_peephole_size(oxp_graph *g, const oxp_options *o,
                                  oxp_diag *d);
@@ -92,6 +107,8 @@ typedef struct {
   int dtype;
   bool zero_dim; /* 0-d tensor */
   bool scalar;   /* Python number (int/float/bool value) */
+  bool unranked; /* a tensor of unknown rank: 0-d or not, the result must
+                    be the same both ways, else it is unknown (0) */
 } oxp_operand;
 int oxp_result_type(const oxp_operand *ops, int n);
 int oxp_promote_types(int a, int b);
@@ -169,6 +186,14 @@ int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
 /* Records symbolic data for output k of n (for Shape and friends). */
 void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
                      const int64_t *v, const char *const *p, bool rank0);
+
+/* The result rule of n's op (jit_type_rules.c): fills out[0..noutputs-1]
+ * (at most 4) with what follows from the inputs' types; false when n has
+ * no rule. rules comes from oxp_jit_type_rules_init. */
+oxp_status oxp_jit_type_rules_init(oxp_map *m, oxp_arena *a, oxp_diag *d);
+bool oxp_jit_type_rule(const oxp_map *rules, const oxp_node *n, oxp_shape *out);
+/* split/chunk/unbind and friends: a list of pieces of input 0. */
+bool oxp_jit_is_split(const oxp_node *k);
 
 /* ---- constants ------------------------------------------------------------ */
 

@@ -15,13 +15,15 @@ void oxp_options_init(oxp_options *o) {
 }
 
 /* In the order torch's _model_to_graph runs its equivalents: in-place
- * ops first (they hide data flow from everything else), sizes and
+ * ops first (they hide data flow from everything else), then the types
+ * a scripted graph leaves out (every later pass reads them), sizes and
  * constants before tuple lowering so unpacked size lists vanish, DCE
  * last to drop what the others left unused. */
 static oxp_status jit_passes(oxp_graph *g, const oxp_options *o,
                              oxp_diag *d) {
   oxp_status st;
-  if ((st = oxp_jit_functionalize(g, d)) || (st = oxp_jit_peephole_size(g, o, d)) ||
+  if ((st = oxp_jit_functionalize(g, d)) || (st = oxp_jit_infer_types(g, o, d)) ||
+      (st = oxp_jit_peephole_size(g, o, d)) ||
       (st = oxp_jit_constprop(g, d)) || (st = oxp_jit_lower_tuples(g, d)) ||
       (st = oxp_jit_constprop(g, d)) || (st = oxp_type_promotion(g, d)))
     return st;

@@ -67,7 +67,7 @@ static int combine(int higher, int lower) {
   return higher;
 }
 
-int oxp_result_type(const oxp_operand *ops, int n) {
+static int result_type(const oxp_operand *ops, int n) {
   int dim = 0, zero = 0, wrapped = 0;
   for (int i = 0; i < n; i++) {
     int dt = ops[i].dtype;
@@ -81,6 +81,27 @@ int oxp_result_type(const oxp_operand *ops, int n) {
   return combine(dim, combine(zero, wrapped));
 }
 
+int oxp_result_type(const oxp_operand *ops, int n) {
+  int unranked[4], k = 0;
+  for (int i = 0; i < n; i++)
+    if (ops[i].unranked && !ops[i].scalar) {
+      if (k == 4) return 0;
+      unranked[k++] = i;
+    }
+  if (!k) return result_type(ops, n);
+  oxp_operand tmp[64];
+  if (n > 64) return 0;
+  int dt = -1;
+  for (int m = 0; m < 1 << k; m++) {
+    for (int i = 0; i < n; i++) tmp[i] = ops[i];
+    for (int j = 0; j < k; j++) tmp[unranked[j]].zero_dim = (m >> j) & 1;
+    int r = result_type(tmp, n);
+    if (dt >= 0 && r != dt) return 0;
+    dt = r;
+  }
+  return dt;
+}
+
 static bool operand(const oxp_value *v, oxp_operand *o) {
   const oxp_type *t = v ? v->type : NULL;
   memset(o, 0, sizeof *o);
@@ -89,6 +110,7 @@ static bool operand(const oxp_value *v, oxp_operand *o) {
   case OXP_T_TENSOR:
     o->dtype = t->dtype;
     o->zero_dim = t->rank == 0;
+    o->unranked = t->rank < 0;
     return true;
   case OXP_T_INT: o->dtype = OXP_DT_INT64; o->scalar = true; return true;
   case OXP_T_FLOAT: o->dtype = OXP_DT_DOUBLE; o->scalar = true; return true;
@@ -165,7 +187,9 @@ static int infer(const oxp_node *n, int r, int first, int count) {
   case SAME1: return n->ninputs > 1 && operand(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
   case LIST0: return n->ninputs > 0 ? list_dtype(n->inputs[0]) : 0;
   case SUM0: /* torch sums bools and integers in int64 */
-    if (n->ninputs < 1 || !operand(n->inputs[0], &ops[0]) || ops[0].scalar) return 0;
+    if (n->ninputs < 1 || !operand(n->inputs[0], &ops[0]) || ops[0].scalar ||
+        !ops[0].dtype)
+      return 0; /* an unknown input: the sum's dtype is unknown too */
     return rank_float(ops[0].dtype) ? ops[0].dtype : OXP_DT_INT64;
   default: break;
   }
