@@ -44,7 +44,7 @@ typedef struct {
   unsigned char vk;    /* A_VIEW: oxp_view_kind */
   oxp_value *parent;   /* A_VIEW: the value it views */
   oxp_value *root;     /* A_VIEW: the root of the chain */
-  oxp_value *shadow[2];/* A_OPAQUE: roots it may alias */
+  oxp_value *shadow[4];/* A_OPAQUE: roots it may alias */
   int nshadow;         /* -1: may alias something not known */
   const oxp_node *why; /* A_OPAQUE: the node that made it so */
   capture *caps;       /* list and tuple values: what they hold */
@@ -79,6 +79,7 @@ typedef struct {
   int *fresh_ver;
   oxp_block **fresh_blk;
   const oxp_node **poisoned; /* written through an opaque alias there */
+  const char **poison_kind;  /* by that write (renamed pure since) */
   int stamp;
   undo *log;
   int nlog, caplog;
@@ -152,15 +153,26 @@ static void set_view(ctx *c, oxp_value *out, oxp_value *parent, oxp_view_kind k)
   a->root = froot(c, parent);
 }
 
+static void add_root(alias *a, oxp_value *r) {
+  if (a->nshadow < 0) return;
+  for (int i = 0; i < a->nshadow; i++)
+    if (a->shadow[i] == r) return;
+  if (a->nshadow == 4) { a->nshadow = -1; return; }
+  a->shadow[a->nshadow++] = r;
+}
+
 /* out may alias what v stands for (v itself, or the roots v may alias). */
 static void add_shadow(ctx *c, alias *a, oxp_value *v) {
   if (a->nshadow < 0) return;
   if (!original(c, v)) { a->nshadow = -1; return; }
   oxp_value *r = froot(c, v);
-  for (int i = 0; i < a->nshadow; i++)
-    if (a->shadow[i] == r) return;
-  if (a->nshadow == 2) { a->nshadow = -1; return; }
-  a->shadow[a->nshadow++] = r;
+  const alias *ra = &c->info[r->id];
+  /* what r may alias, out may alias too */
+  if (ra->kind == A_OPAQUE && ra != a) {
+    if (ra->nshadow < 0) { a->nshadow = -1; return; }
+    for (int i = 0; i < ra->nshadow && a->nshadow >= 0; i++) add_root(a, ra->shadow[i]);
+  }
+  add_root(a, r);
 }
 
 static void set_opaque(ctx *c, oxp_value *out, const oxp_node *why) {
@@ -398,7 +410,8 @@ static oxp_value *resolve(ctx *c, oxp_value *v, oxp_node *at, oxp_block *b) {
     snprintf(where, sizeof where, "%d:%d", w->loc.line, w->loc.col);
     failat(c, at, "%%%s is read after %s wrote through a value that may "
            "alias it (at %s); whether the write reached it is not known "
-           "from the graph, so this is not supported", vname(v), w->kind, where);
+           "from the graph, so this is not supported", vname(v),
+           c->poison_kind[r->id], where);
     return NULL;
   }
   if (a->kind == A_OPAQUE && stale_opaque(c, v, at)) return NULL;
@@ -640,6 +653,7 @@ static bool poison(ctx *c, oxp_node *w, const alias *a) {
   for (int i = 0; i < a->nshadow; i++) {
     oxp_value *s = a->shadow[i];
     c->poisoned[s->id] = w;
+    c->poison_kind[s->id] = w->kind;
     c->ver[s->id] = ++c->stamp;
     for (int l = 0; l < c->depth; l++) {
       oxp_node *loop = c->loopstack[l];
@@ -658,11 +672,62 @@ static bool poison(ctx *c, oxp_node *w, const alias *a) {
   return true;
 }
 
+static oxp_value *strip_ident(const ctx *c, oxp_value *v) {
+  while (original(c, v) && c->info[v->id].kind == A_VIEW &&
+         c->info[v->id].vk == OXP_VIEW_IDENT)
+    v = c->info[v->id].parent;
+  return v;
+}
+
+static bool same_arg(const oxp_value *a, const oxp_value *b) {
+  int64_t x, y;
+  return a == b || (const_int(a, &x) && const_int(b, &y) && x == y);
+}
+
+/* Do views a and b of one root name exactly the same elements? */
+static bool same_view(const ctx *c, oxp_value *a, oxp_value *b) {
+  a = strip_ident(c, a), b = strip_ident(c, b);
+  if (a == b) return true;
+  if (!original(c, a) || !original(c, b)) return false;
+  const alias *x = &c->info[a->id], *y = &c->info[b->id];
+  if (x->kind != A_VIEW || y->kind != A_VIEW || x->vk != y->vk) return false;
+  const oxp_node *p = a->producer, *q = b->producer;
+  if (!p || !q || !oxp_kind_is(p, q->kind) || p->ninputs != q->ninputs) return false;
+  for (int i = 1; i < p->ninputs; i++)
+    if (!same_arg(p->inputs[i], q->inputs[i])) return false;
+  return same_view(c, x->parent, y->parent);
+}
+
+/* An operand that overlaps the tensor an in-place op writes, other than
+ * being that very tensor, gives torch a result that depends on the order
+ * it visits elements in (x.add_(x.t()), y.add_(y[..., :1])), which no
+ * ONNX graph reproduces. Two selects along one dim of the same view are
+ * the same tensor or disjoint, so acc[i] = acc[i - 1] is fine. */
+static bool overlap_ok(ctx *c, oxp_node *n, oxp_value *self, oxp_value *u) {
+  if (!original(c, u) || !is_tensor(u) || froot(c, u) != froot(c, self) ||
+      same_view(c, u, self))
+    return true;
+  oxp_value *a = strip_ident(c, u), *b = strip_ident(c, self);
+  if (original(c, a) && original(c, b) && c->info[a->id].kind == A_VIEW &&
+      c->info[b->id].kind == A_VIEW && c->info[a->id].vk == OXP_VIEW_SELECT &&
+      c->info[b->id].vk == OXP_VIEW_SELECT &&
+      same_arg(a->producer->inputs[1], b->producer->inputs[1]) &&
+      same_view(c, c->info[a->id].parent, c->info[b->id].parent))
+    return true;
+  failat(c, n, "%s reads %%%s, which overlaps the tensor it writes (%%%s) without "
+         "being it; torch's result then depends on the order it computes "
+         "elements in, so this is not supported (write to a copy: .clone())",
+         n->kind, vname(u), vname(self));
+  return false;
+}
+
 /* n writes its input 0; self is that input as the graph names it, and
  * n's inputs already hold current values. */
-static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *self,
+static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *const *orig,
                                           oxp_block *b) {
-  oxp_value *out = n->outputs[0], *sc = n->inputs[0];
+  oxp_value *self = orig[0], *out = n->outputs[0], *sc = n->inputs[0];
+  for (int i = 1; i < n->ninputs; i++)
+    if (!overlap_ok(c, n, self, orig[i])) return false;
   oxp_value *r = self;
   while (original(c, r) && c->info[r->id].kind == A_VIEW) r = c->info[r->id].parent;
   if (original(c, r) && c->info[r->id].kind == A_OPAQUE && !poison(c, n, &c->info[r->id]))
@@ -699,9 +764,11 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *self,
       nv = k->outputs[0];
     }
   }
+  /* A write to an empty view changes no element of its base, and its
+   * result is the (empty) view itself. */
+  bool empty = oxp_type_numel(self->type) == 0 && !oxp_inplace_is_meta(n);
+  if (empty) nv = sc;
   oxp_value *nself = nv;
-  /* A write to an empty view changes no element of its base. */
-  bool empty = oxp_type_numel(self->type) == 0;
   const char *pure = keep ? oxp_inplace_pure_kind(c->g->arena, n) : NULL;
   if (keep && !pure) return nomem(c), false;
   oxp_value *v = self;
@@ -899,7 +966,7 @@ static OXP_OUT_OF_LINE bool rewrite_node(ctx *c, oxp_node *n, oxp_block *b) {
       if (!walk(c, n->blocks[k])) return false;
   }
   if (oxp_is_inplace(n) && !(oxp_kind_is(n, "prim::If") || is_loop))
-    return rewrite_write(c, n, orig[0], b);
+    return rewrite_write(c, n, orig, b);
   for (int i = 0; i < n->noutputs; i++) {
     oxp_value *o = n->outputs[i];
     if (!original(c, o)) continue;
@@ -948,9 +1015,10 @@ oxp_status oxp_jit_functionalize(oxp_graph *g, oxp_diag *d) {
   c.fresh_ver = oxp_alloc(a, sizeof *c.fresh_ver * n);
   c.fresh_blk = oxp_alloc(a, sizeof *c.fresh_blk * n);
   c.poisoned = oxp_alloc(a, sizeof *c.poisoned * n);
+  c.poison_kind = oxp_alloc(a, sizeof *c.poison_kind * n);
   oxp_node **loops = oxp_alloc(a, sizeof *loops * (OXP_MAX_BLOCK_DEPTH + 1));
   if (!c.info || !c.cur || !c.ver || !c.born || !c.nviews || !c.fresh ||
-      !c.fresh_ver || !c.fresh_blk || !c.poisoned || !loops)
+      !c.fresh_ver || !c.fresh_blk || !c.poisoned || !c.poison_kind || !loops)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   if (!analyse(&c, g->top, loops, 0) || !walk(&c, g->top)) return c.st;
   for (int i = 0; i < c.ninplace; i++) {
