@@ -26,8 +26,14 @@ typedef enum {
   OXP_VIEW_TO_MAYBE
 } oxp_view_kind;
 
-/* How output 0 of n relates to its input 0. */
-oxp_view_kind oxp_view_kind_of(const oxp_node *n);
+/* How output 0 of n relates to its input 0; in_contig: input 0 is known
+ * to be contiguous (when its type prints no strides). */
+oxp_view_kind oxp_view_kind_of(const oxp_node *n, bool in_contig);
+/* Strides printed and contiguous. */
+bool oxp_type_contiguous(const oxp_type *t);
+/* 1: n's result is contiguous; 2: it is when its tensor inputs are
+ * (cat and stack: their list's items); 0: not known. */
+int oxp_result_contiguous(const oxp_node *n);
 
 /* aten::add_, aten::__iand__, ...: writes its input 0 and returns it. */
 bool oxp_is_inplace(const oxp_node *n);

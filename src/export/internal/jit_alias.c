@@ -98,8 +98,14 @@ static bool viewable(const oxp_type *in, const oxp_type *out) {
   return view_d == -1;
 }
 
+static bool contiguous(const oxp_type *t);
+
 static bool known_layout(const oxp_type *t) {
   return t && t->rank >= 0 && oxp_type_is_static(t) && (t->rank == 0 || t->strides);
+}
+
+bool oxp_type_contiguous(const oxp_type *t) {
+  return known_layout(t) && contiguous(t);
 }
 
 static bool contiguous(const oxp_type *t) {
@@ -128,7 +134,7 @@ static oxp_view_kind to_alias(const oxp_node *n) {
   return OXP_VIEW_IDENT;
 }
 
-oxp_view_kind oxp_view_kind_of(const oxp_node *n) {
+oxp_view_kind oxp_view_kind_of(const oxp_node *n, bool in_contig) {
   if (n->ninputs < 1 || n->noutputs < 1 || !n->inputs[0]) return OXP_VIEW_NONE;
   oxp_view_kind k = OXP_VIEW_NONE;
   for (size_t i = 0; i < sizeof VIEWS / sizeof *VIEWS; i++)
@@ -139,16 +145,22 @@ oxp_view_kind oxp_view_kind_of(const oxp_node *n) {
     /* slice of a list (aten::slice.t) is no view */
     return in ? k : OXP_VIEW_NONE;
   case OXP_VIEW_RESHAPE_MAYBE:
+    /* a contiguous tensor can be seen in any shape of its size */
     if (!in) return OXP_VIEW_NONE;
+    if (in_contig) return OXP_VIEW_RESHAPE;
     if (!known_layout(in) || !out || !oxp_type_is_static(out)) return OXP_VIEW_MAYBE;
     return viewable(in, out) ? OXP_VIEW_RESHAPE : OXP_VIEW_NONE;
-  case OXP_VIEW_CONTIG_MAYBE:
+  case OXP_VIEW_CONTIG_MAYBE: {
     if (!in) return OXP_VIEW_NONE;
     /* contiguous(x, memory_format): only the default format is judged */
-    if (!known_layout(in) || (n->ninputs > 1 && !is_none(n, 1) && n->inputs[1]->producer &&
-                              !oxp_kind_is(n->inputs[1]->producer, "prim::Constant")))
-      return OXP_VIEW_MAYBE;
+    const oxp_attr *mf = n->ninputs > 1 && n->inputs[1] && n->inputs[1]->producer &&
+                                 oxp_kind_is(n->inputs[1]->producer, "prim::Constant")
+                             ? oxp_attr_get(n->inputs[1]->producer, "value") : NULL;
+    if (!is_none(n, 1) && !(mf && mf->kind == OXP_A_INT && mf->i == 0)) return OXP_VIEW_MAYBE;
+    if (in_contig) return OXP_VIEW_IDENT;
+    if (!known_layout(in)) return OXP_VIEW_MAYBE;
     return contiguous(in) ? OXP_VIEW_IDENT : OXP_VIEW_NONE;
+  }
   case OXP_VIEW_TO_MAYBE:
     return in ? to_alias(n) : OXP_VIEW_NONE;
   default:
@@ -249,4 +261,34 @@ int oxp_inplace_pure_dtype(const oxp_node *n, int self_dtype) {
     return dt;
   }
   return self_dtype;
+}
+
+/* Ops whose result is laid out contiguously when their tensor inputs are
+ * (TensorIterator keeps its inputs' layout; factories and matmuls always
+ * make a contiguous tensor). Scripted graphs print no strides, so this is
+ * what tells a reshape of a fresh tensor that it aliases. */
+static const char *const CONTIG_ALWAYS[] = {
+    "aten::zeros", "aten::ones", "aten::full", "aten::empty", "aten::arange",
+    "aten::rand", "aten::randn", "aten::randint", "aten::linspace", "aten::tensor",
+    "aten::matmul", "aten::mm", "aten::bmm", "aten::linear", "aten::addmm",
+    "aten::contiguous", "aten::eye"};
+static const char *const CONTIG_IF_INPUTS[] = {
+    "aten::clone", "aten::add", "aten::sub", "aten::mul", "aten::div", "aten::neg",
+    "aten::relu", "aten::sigmoid", "aten::tanh", "aten::exp", "aten::log",
+    "aten::sqrt", "aten::rsqrt", "aten::pow", "aten::abs", "aten::clamp",
+    "aten::where", "aten::masked_fill", "aten::gt", "aten::lt", "aten::ge",
+    "aten::le", "aten::eq", "aten::ne", "aten::sin", "aten::cos", "aten::gelu",
+    "aten::rsub", "aten::remainder", "aten::floor", "aten::ceil", "aten::round",
+    "aten::sign", "aten::maximum", "aten::minimum", "aten::logical_and",
+    "aten::logical_or", "aten::logical_not", "aten::softmax", "aten::log_softmax",
+    "aten::zeros_like", "aten::ones_like", "aten::full_like", "aten::empty_like",
+    "aten::rand_like", "aten::randn_like", "aten::to", "aten::type_as",
+    "aten::cat", "aten::stack"};
+
+int oxp_result_contiguous(const oxp_node *n) {
+  for (size_t i = 0; i < sizeof CONTIG_ALWAYS / sizeof *CONTIG_ALWAYS; i++)
+    if (oxp_kind_is(n, CONTIG_ALWAYS[i])) return 1;
+  for (size_t i = 0; i < sizeof CONTIG_IF_INPUTS / sizeof *CONTIG_IF_INPUTS; i++)
+    if (oxp_kind_is(n, CONTIG_IF_INPUTS[i])) return 2;
+  return 0;
 }

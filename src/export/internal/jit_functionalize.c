@@ -42,6 +42,7 @@ struct capture { /* a tensor a list or tuple holds, at the version held */
 typedef struct {
   unsigned char kind;  /* A_* */
   unsigned char vk;    /* A_VIEW: oxp_view_kind */
+  bool contig;         /* known to be laid out contiguously */
   oxp_value *parent;   /* A_VIEW: the value it views */
   oxp_value *root;     /* A_VIEW: the root of the chain */
   oxp_value *shadow[4];/* A_OPAQUE: roots it may alias */
@@ -144,6 +145,9 @@ failat(ctx *c, const oxp_node *n, const char *fmt, ...) {
 }
 
 /* ---- analysis ---------------------------------------------------------- */
+
+static bool const_int(const oxp_value *v, int64_t *out);
+static bool tensor_contig(const ctx *c, const oxp_value *v);
 
 static void set_view(ctx *c, oxp_value *out, oxp_value *parent, oxp_view_kind k) {
   alias *a = &c->info[out->id];
@@ -267,7 +271,7 @@ static OXP_OUT_OF_LINE bool analyse_node(ctx *c, oxp_node *n, oxp_node **loops, 
       if (!inside(def_block(r), loops[i]) && !note_loop_write(c, loops[i], r)) return false;
     return true;
   }
-  oxp_view_kind k = oxp_view_kind_of(n);
+  oxp_view_kind k = oxp_view_kind_of(n, n->ninputs > 0 && tensor_contig(c, n->inputs[0]));
   if (k == OXP_VIEW_NONE) {
     bool unpack = oxp_kind_is(n, "prim::ListUnpack") || oxp_kind_is(n, "prim::TupleUnpack");
     bool index = oxp_kind_is(n, "aten::__getitem__") || oxp_kind_is(n, "prim::TupleIndex");
@@ -301,9 +305,61 @@ static OXP_OUT_OF_LINE bool analyse_node(ctx *c, oxp_node *n, oxp_node **loops, 
   return true;
 }
 
+static bool tensor_contig(const ctx *c, const oxp_value *v) {
+  if (!v || !original(c, v)) return false;
+  if (c->info[v->id].contig) return true;
+  const oxp_type *t = v->type;
+  if (!t) return false;
+  if (t->kind == OXP_T_TENSOR) return t->rank == 0;
+  if (t->kind != OXP_T_LIST) return true; /* ints, floats, None: no layout */
+  const oxp_node *k = v->producer;
+  if (!k || !oxp_kind_is(k, "prim::ListConstruct")) return false;
+  for (int i = 0; i < k->ninputs; i++)
+    if (!tensor_contig(c, k->inputs[i])) return false;
+  return true;
+}
+
+/* Whether n's outputs are laid out contiguously (printed strides win). */
+static OXP_OUT_OF_LINE void layout(ctx *c, oxp_node *n) {
+  for (int i = 0; i < n->noutputs; i++) {
+    oxp_value *o = n->outputs[i];
+    alias *a = &c->info[o->id];
+    if (o->type && o->type->kind == OXP_T_TENSOR && o->type->strides) {
+      a->contig = oxp_type_contiguous(o->type);
+      continue;
+    }
+    if (i > 0 || n->ninputs < 1) continue;
+    oxp_value *in = n->inputs[0];
+    bool in_c = tensor_contig(c, in);
+    int64_t dim = -1, step = 1;
+    if (a->kind == A_VIEW) {
+      switch ((oxp_view_kind)a->vk) {
+      case OXP_VIEW_IDENT: case OXP_VIEW_RESHAPE: a->contig = in_c; break;
+      case OXP_VIEW_SLICE: case OXP_VIEW_SELECT: case OXP_VIEW_NARROW:
+        /* a window of the first dim of a contiguous tensor is contiguous */
+        if (n->ninputs > 1 && const_int(n->inputs[1], &dim) && dim == 0 &&
+            (a->vk != OXP_VIEW_SLICE || n->ninputs < 5 || const_int(n->inputs[4], &step)))
+          a->contig = in_c && step == 1;
+        break;
+      default: break;
+      }
+      continue;
+    }
+    int rc = oxp_result_contiguous(n);
+    bool all = rc == 1;
+    if (rc == 2) {
+      all = true;
+      for (int k = 0; k < n->ninputs && all; k++) all = tensor_contig(c, n->inputs[k]);
+    }
+    a->contig = all;
+  }
+}
+
 static bool analyse(ctx *c, oxp_block *b, oxp_node **loops, int nl) {
-  for (oxp_node *n = b->first; n; n = n->next)
+  for (oxp_node *n = b->first; n; n = n->next) {
     if (!analyse_node(c, n, loops, nl)) return false;
+    layout(c, n);
+  }
   return true;
 }
 
@@ -1020,6 +1076,8 @@ oxp_status oxp_jit_functionalize(oxp_graph *g, oxp_diag *d) {
   if (!c.info || !c.cur || !c.ver || !c.born || !c.nviews || !c.fresh ||
       !c.fresh_ver || !c.fresh_blk || !c.poisoned || !c.poison_kind || !loops)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  for (int i = 0; i < g->top->ninputs; i++)
+    c.info[g->top->inputs[i]->id].contig = oxp_type_contiguous(g->top->inputs[i]->type);
   if (!analyse(&c, g->top, loops, 0) || !walk(&c, g->top)) return c.st;
   for (int i = 0; i < c.ninplace; i++) {
     const oxp_node *w = c.inplace[i];
