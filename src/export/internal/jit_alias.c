@@ -226,19 +226,6 @@ static const struct {
     {"aten::logical_or_", 1}, {"aten::logical_xor_", 1}, {"aten::logical_not_", 1},
 };
 
-static bool operand(const oxp_value *v, oxp_operand *o) {
-  const oxp_type *t = v ? v->type : NULL;
-  memset(o, 0, sizeof *o);
-  if (!t) return false;
-  switch (t->kind) {
-  case OXP_T_TENSOR: o->dtype = t->dtype; o->zero_dim = t->rank == 0; return t->rank >= 0;
-  case OXP_T_INT: o->dtype = OXP_DT_INT64; o->scalar = true; return true;
-  case OXP_T_FLOAT: o->dtype = OXP_DT_DOUBLE; o->scalar = true; return true;
-  case OXP_T_BOOL: o->dtype = OXP_DT_BOOL; o->scalar = true; return true;
-  default: return false;
-  }
-}
-
 bool oxp_inplace_promotes(const oxp_node *n) {
   for (size_t i = 0; i < sizeof RESULT / sizeof *RESULT; i++)
     if (oxp_kind_is(n, RESULT[i].op)) return true;
@@ -250,8 +237,8 @@ int oxp_inplace_pure_dtype(const oxp_node *n, int self_dtype) {
     if (!oxp_kind_is(n, RESULT[i].op)) continue;
     if (RESULT[i].compare) return OXP_DT_BOOL;
     oxp_operand ops[2];
-    if (n->ninputs < 2 || !operand(n->inputs[0], &ops[0]) ||
-        !operand(n->inputs[1], &ops[1]) || !ops[0].dtype || !ops[1].dtype)
+    if (n->ninputs < 2 || !oxp_operand_of(n->inputs[0], &ops[0]) ||
+        !oxp_operand_of(n->inputs[1], &ops[1]) || !ops[0].dtype || !ops[1].dtype)
       return 0;
     ops[0].dtype = self_dtype;
     int dt = oxp_result_type(ops, 2);

@@ -805,7 +805,8 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *const 
     if (!(nv = copy_value(c, n, &pos, sc, n->inputs[1]))) return false;
   } else {
     int sd = dtype_of(sc);
-    bool promotes = oxp_inplace_promotes(n) && !oxp_inplace_is_meta(n);
+    bool promotes = oxp_inplace_promotes(n) && !oxp_inplace_is_meta(n) &&
+                    is_tensor(self); /* add_ of a list is list += list */
     int pd = promotes ? oxp_inplace_pure_dtype(n, sd) : sd;
     const oxp_type *st = self->type ? self->type : out->type;
     if (st && !oxp_inplace_is_meta(n)) {

@@ -84,30 +84,13 @@ static int dtype_arg(const oxp_node *n, int i) {
   return dt ? dt : -1;
 }
 
-static bool operand(const oxp_value *v, oxp_operand *o) {
-  const oxp_type *t = v ? v->type : NULL;
-  memset(o, 0, sizeof *o);
-  if (!t) return false;
-  switch (t->kind) {
-  case OXP_T_TENSOR:
-    o->dtype = t->dtype;
-    o->zero_dim = t->rank == 0;
-    o->unranked = t->rank < 0;
-    return t->dtype != 0;
-  case OXP_T_INT: o->dtype = OXP_DT_INT64; o->scalar = true; return true;
-  case OXP_T_FLOAT: o->dtype = OXP_DT_DOUBLE; o->scalar = true; return true;
-  case OXP_T_BOOL: o->dtype = OXP_DT_BOOL; o->scalar = true; return true;
-  default: return false;
-  }
-}
-
 /* torch.result_type of inputs i and j (j < 0: only i); 0 if unknown. */
 static int promote(const oxp_node *n, int i, int j) {
   oxp_operand o[2];
   int cnt = j < 0 ? 1 : 2;
   if (i >= n->ninputs || (j >= 0 && j >= n->ninputs)) return 0;
-  if (!operand(n->inputs[i], &o[0])) return 0;
-  if (cnt == 2 && !operand(n->inputs[j], &o[1])) return 0;
+  if (!oxp_operand_of(n->inputs[i], &o[0])) return 0;
+  if (cnt == 2 && !oxp_operand_of(n->inputs[j], &o[1])) return 0;
   return oxp_result_type(o, cnt);
 }
 
@@ -843,7 +826,7 @@ static bool r_cat(const oxp_node *n, oxp_shape *out) {
   if (!stack && !oxp_jit_list_mutated(l) && k->ninputs > 0 && k->ninputs <= 64) {
     oxp_operand ops[64];
     bool ok = true;
-    for (int i = 0; i < k->ninputs && ok; i++) ok = operand(k->inputs[i], &ops[i]);
+    for (int i = 0; i < k->ninputs && ok; i++) ok = oxp_operand_of(k->inputs[i], &ops[i]);
     int dt = ok ? oxp_result_type(ops, k->ninputs) : 0;
     if (dt) e.dtype = dt;
   }

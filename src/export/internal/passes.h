@@ -111,6 +111,8 @@ typedef struct {
                     be the same both ways, else it is unknown (0) */
 } oxp_operand;
 int oxp_result_type(const oxp_operand *ops, int n);
+/* v as an operand of result_type: false when v is no tensor or number. */
+bool oxp_operand_of(const oxp_value *v, oxp_operand *o);
 int oxp_promote_types(int a, int b);
 
 /* ---- shapes ------------------------------------------------------------- */

@@ -102,7 +102,7 @@ int oxp_result_type(const oxp_operand *ops, int n) {
   return dt;
 }
 
-static bool operand(const oxp_value *v, oxp_operand *o) {
+bool oxp_operand_of(const oxp_value *v, oxp_operand *o) {
   const oxp_type *t = v ? v->type : NULL;
   memset(o, 0, sizeof *o);
   if (!t) return false;
@@ -168,7 +168,7 @@ static int list_dtype(const oxp_value *l) {
   oxp_operand ops[64];
   if (k->ninputs > 64) return 0;
   for (int i = 0; i < k->ninputs; i++)
-    if (!operand(k->inputs[i], &ops[i])) return 0;
+    if (!oxp_operand_of(k->inputs[i], &ops[i])) return 0;
   return oxp_result_type(ops, k->ninputs);
 }
 
@@ -183,11 +183,11 @@ static bool rounded(const oxp_node *n) {
 static int infer(const oxp_node *n, int r, int first, int count) {
   oxp_operand ops[2];
   switch (r) {
-  case SAME0: return n->ninputs > 0 && operand(n->inputs[0], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
-  case SAME1: return n->ninputs > 1 && operand(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
+  case SAME0: return n->ninputs > 0 && oxp_operand_of(n->inputs[0], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
+  case SAME1: return n->ninputs > 1 && oxp_operand_of(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
   case LIST0: return n->ninputs > 0 ? list_dtype(n->inputs[0]) : 0;
   case SUM0: /* torch sums bools and integers in int64 */
-    if (n->ninputs < 1 || !operand(n->inputs[0], &ops[0]) || ops[0].scalar ||
+    if (n->ninputs < 1 || !oxp_operand_of(n->inputs[0], &ops[0]) || ops[0].scalar ||
         !ops[0].dtype)
       return 0; /* an unknown input: the sum's dtype is unknown too */
     return rank_float(ops[0].dtype) ? ops[0].dtype : OXP_DT_INT64;
@@ -195,7 +195,7 @@ static int infer(const oxp_node *n, int r, int first, int count) {
   }
   if (n->ninputs < first + count) return 0;
   for (int i = 0; i < count; i++)
-    if (!operand(n->inputs[first + i], &ops[i])) return 0;
+    if (!oxp_operand_of(n->inputs[first + i], &ops[i])) return 0;
   int dt = oxp_result_type(ops, count);
   if (r == COMPARE) return dt ? OXP_DT_BOOL : 0;
   if (r == TRUE_DIV && dt && !rank_float(dt) && !rounded(n)) return OXP_DT_FLOAT;
