@@ -185,20 +185,12 @@ static bool r_same(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
-/* diagonal(x, offset, d1, d2) drops two dims and adds one; movedim keeps
- * the rank: the dtype is x's either way, dims are left unknown. */
+/* diagonal(x, offset, d1, d2) drops two dims and adds one: x's dtype,
+ * dims left unknown. */
 static bool r_diagonal(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
   set_rank(out, x.rank >= 2 ? x.rank - 1 : -1);
-  out->dtype = x.dtype;
-  return true;
-}
-
-static bool r_same_rank(const oxp_node *n, oxp_shape *out) {
-  oxp_shape x;
-  in(n, 0, &x);
-  set_rank(out, x.rank);
   out->dtype = x.dtype;
   return true;
 }
@@ -1050,8 +1042,8 @@ static const struct {
     {"aten::unsqueeze", r_unsqueeze}, {"aten::squeeze", r_squeeze},
     {"aten::select", r_select}, {"aten::slice", r_slice}, {"aten::narrow", r_keep_rank},
     {"aten::expand", r_expand}, {"aten::expand_as", r_expand_as},
-    {"aten::diagonal", r_diagonal}, {"aten::movedim", r_same_rank},
-    {"aten::moveaxis", r_same_rank},
+    {"aten::diagonal", r_diagonal}, {"aten::movedim", r_keep_rank},
+    {"aten::moveaxis", r_keep_rank},
     {"aten::view_as", r_expand_as}, {"aten::reshape_as", r_expand_as},
     {"aten::repeat", r_dtype_only}, {"aten::pad", r_keep_rank},
     {"aten::constant_pad_nd", r_keep_rank}, {"aten::reflection_pad1d", r_keep_rank},
