@@ -156,10 +156,91 @@ static oxp_status bind_constant(binder *b, oxp_node *n) {
   return OXP_OK;
 }
 
+static bool tensor_list_type(const oxp_type *t) {
+  if (!t || t->kind != OXP_T_LIST || !t->elem) return false;
+  const oxp_type *e = t->elem->kind == OXP_T_OPTIONAL ? t->elem->elem : t->elem;
+  return e && e->kind == OXP_T_TENSOR;
+}
+
+/* Items of a printed list, `annotate(List[Optional[Tensor]], [{1}, None])`
+ * or `[{1}, {2}]`: how many, and which are None (bit k of *none, k < 64).
+ * -1 for `[<Tensors>]`, which hides the count. */
+static int printed_items(const char *s, uint64_t *none) {
+  *none = 0;
+  if (strstr(s, "<Tensors>")) return -1;
+  const char *open = s[0] == '[' ? s : NULL;
+  for (const char *q = s; (q = strstr(q, ", [")) != NULL; q++) open = q + 2;
+  if (!open) return -1;
+  int n = 0, depth = 0;
+  const char *start = open + 1;
+  for (const char *q = open + 1; *q; q++) {
+    if (strchr("[{(", *q)) depth++;
+    else if (depth > 0 && strchr("]})", *q)) depth--;
+    else if (*q == ',' || *q == ']') {
+      while (*start == ' ') start++;
+      if (start < q) {
+        if (strncmp(start, "None", 4) == 0 && n < 64) *none |= 1ull << n;
+        n++;
+      }
+      start = q + 1;
+      if (*q == ']') break;
+    }
+  }
+  return n;
+}
+
+/* A constant list of tensors (`[<Tensors>]`, `annotate(List[Tensor],
+ * [...])`: module lists a scripted graph froze, such as an LSTM's flat
+ * weights) becomes a ListConstruct of tensor constants, each from the
+ * sidecar key `constant:NAME.K`. */
+static oxp_status bind_tensor_list(binder *b, oxp_node *n) {
+  oxp_value *v = n->outputs[0];
+  const oxp_attr *a = oxp_attr_get(n, "value");
+  if (!a || a->kind != OXP_A_STR) return OXP_OK;
+  oxp_loc loc = node_loc(b, n);
+  uint64_t none;
+  int cnt = printed_items(a->s, &none);
+  oxp_node *lc = oxp_node_new(b->g, "prim::ListConstruct", 1);
+  if (!lc) return nomem(b);
+  lc->loc = n->loc;
+  lc->outputs[0]->type = v->type;
+  for (int k = 0; cnt < 0 || k < cnt; k++) {
+    oxp_node *e = oxp_node_new(b->g, "prim::Constant", 1);
+    if (!e) return nomem(b);
+    e->loc = n->loc;
+    if (k < 64 && (none >> k & 1)) {
+      e->outputs[0]->type = oxp_type_new(b->g->arena, OXP_T_NONE);
+    } else {
+      const char *key = oxp_sprintf(b->g->arena, CONST_PREFIX "%s.%d", v->name, k);
+      const oxp_st_entry *w = key && b->st ? oxp_st_find(b->st, key) : NULL;
+      if (!key) return nomem(b);
+      if (!w && cnt < 0 && k > 0) break; /* [<Tensors>]: keys 0..K-1 */
+      if (!w)
+        return oxp_fail(b->d, OXP_ERR_WEIGHTS, &loc, "prim::Constant",
+                        "constant %%%s is a list of tensors printed without their "
+                        "data; the weights file needs a tensor '%s'", v->name, key);
+      e->outputs[0]->name = oxp_sprintf(b->g->arena, "%s.%d", v->name, k);
+      oxp_tensor *t = adopt(b, w, e->outputs[0]);
+      if (!t || !e->outputs[0]->name) return nomem(b);
+      oxp_attr_set_t(e, "value", t);
+    }
+    oxp_node_insert_before(n, e);
+    if (!oxp_node_add_input(lc, e->outputs[0])) return nomem(b);
+  }
+  oxp_node_insert_before(n, lc);
+  oxp_value_replace_uses(v, lc->outputs[0]);
+  lc->outputs[0]->name = v->name;
+  oxp_node_destroy(n);
+  return OXP_OK;
+}
+
 static oxp_status bind_block(binder *b, oxp_block *blk) {
-  for (oxp_node *n = blk->first; n; n = n->next) {
+  OXP_FOR_NODES(blk, n, nx) {
     oxp_status s = OXP_OK;
-    if (oxp_kind_is(n, "prim::Constant")) s = bind_constant(b, n);
+    if (oxp_kind_is(n, "prim::Constant") && n->noutputs == 1 && n->outputs[0]->name &&
+        tensor_list_type(n->outputs[0]->type))
+      s = bind_tensor_list(b, n);
+    else if (oxp_kind_is(n, "prim::Constant")) s = bind_constant(b, n);
     for (int k = 0; k < n->nblocks && !s; k++) s = bind_block(b, n->blocks[k]);
     if (s) return s;
   }
