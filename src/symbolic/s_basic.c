@@ -123,3 +123,16 @@ oxp_status oxp_s_size(oxp_sctx *c, oxp_node *n) {
   if (!oxp_sym_need_int(c, n, 1, &dim)) return oxp_sym_status(c);
   return oxp_sym_set_out(c, n, 0, oxp_sym_size(c, x, dim));
 }
+
+/* prim::dtype(x): the ScalarType number of x's dtype. Type inference folds
+ * it when it knows the dtype; here it is known only if lowering learned
+ * it, and otherwise it is the named unknown-dtype error, never a guess. */
+oxp_status oxp_s_prim_dtype(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int dt = x ? oxp_sym_need_dtype(c, x) : 0;
+  if (!dt) return oxp_sym_status(c);
+  int64_t st = oxp_dtype_to_scalar_type(dt);
+  if (st < 0)
+    return oxp_sym_unsupported(c, "prim::dtype of a tensor whose dtype has no ScalarType");
+  return oxp_sym_set_out(c, n, 0, oxp_sym_const_i64(c, st));
+}
