@@ -93,7 +93,19 @@ oxp_status oxp_s_diagonal(oxp_sctx *c, oxp_node *n) {
     if (j >= 0 && j < b) idx[k++] = i * b + j;
   }
   if (k >= 4096) return oxp_sym_unsupported(c, "diagonal longer than 4096");
-  if (k == 0) return oxp_sym_unsupported(c, "an empty diagonal");
+  if (k == 0) {
+    /* an empty diagonal: x's other dims and a last one of 0 */
+    int64_t d[OXP_SX_MAXRANK];
+    int rr;
+    if (!oxp_sx_dims(x, d, &rr))
+      return oxp_sym_unsupported(c, "an empty diagonal of a tensor of unknown shape");
+    for (int i = 0, m2 = 0; i < r; i++)
+      if (i != d1 && i != d2) shape[m2++] = d[i];
+    shape[r - 2] = 0;
+    int dt = oxp_sym_need_dtype(c, x);
+    if (!dt) return oxp_sym_status(c);
+    return oxp_sym_set_out(c, n, 0, oxp_sx_fill(c, oxp_sym_const_i64s(c, shape, r - 1), 0, dt));
+  }
   return oxp_sym_set_out(c, n, 0, oxp_sx_gather(c, y, oxp_sym_const_i64s(c, idx, k), r - 2));
 }
 
