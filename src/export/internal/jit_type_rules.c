@@ -670,6 +670,22 @@ static bool r_slice(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
+/* narrow(x, dim, start, length): the dim becomes length */
+static bool r_narrow(const oxp_node *n, oxp_shape *out) {
+  oxp_shape x;
+  in(n, 0, &x);
+  shape_like(out, &x, x.dtype);
+  int64_t d, len;
+  int a = n->ninputs == 4 && cint(n, 1, &d) ? norm_axis(d, x.rank) : -1;
+  if (a < 0) {
+    for (int j = 0; j < OXP_MAXRANK; j++) out->d[j] = -1, out->p[j] = NULL;
+    return true;
+  }
+  out->d[a] = cint(n, 3, &len) && len >= 0 ? len : -1;
+  out->p[a] = NULL;
+  return true;
+}
+
 static bool r_expand(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
@@ -1040,7 +1056,7 @@ static const struct {
     {"aten::view", r_view}, {"aten::reshape", r_view}, {"aten::flatten", r_flatten},
     {"aten::permute", r_permute}, {"aten::transpose", r_transpose}, {"aten::t", r_transpose},
     {"aten::unsqueeze", r_unsqueeze}, {"aten::squeeze", r_squeeze},
-    {"aten::select", r_select}, {"aten::slice", r_slice}, {"aten::narrow", r_keep_rank},
+    {"aten::select", r_select}, {"aten::slice", r_slice}, {"aten::narrow", r_narrow},
     {"aten::expand", r_expand}, {"aten::expand_as", r_expand_as},
     {"aten::diagonal", r_diagonal}, {"aten::movedim", r_keep_rank},
     {"aten::moveaxis", r_keep_rank},
