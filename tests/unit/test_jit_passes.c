@@ -2,6 +2,7 @@
  * type_promotion.c) on parsed IR text. */
 #include "check_main.h"
 #include "pass_util.h"
+#include "functionalize.h"
 
 static const char *ts_str(void) { return pu_str(G->top); }
 
@@ -30,6 +31,11 @@ START_TEST(copy_of_same_type_is_the_source) {
   ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
   ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
   ck_assert_str_eq(ts_str(), "neg(y)->z");
+}
+END_TEST
+
+START_TEST(view_table_is_sorted) {
+  ck_assert(oxp_alias_table_sorted());
 }
 END_TEST
 
@@ -398,6 +404,7 @@ int main(void) {
   tcase_add_test(t, inplace_ops_become_pure_and_aliases_follow);
   tcase_add_test(t, rounded_div_and_integer_sums_keep_integers);
   tcase_add_test(t, copy_of_same_type_is_the_source);
+  tcase_add_test(t, view_table_is_sorted);
   tcase_add_test(t, write_through_a_view_lands_in_its_base);
   tcase_add_test(t, write_through_a_chain_of_views_reaches_the_root);
   tcase_add_test(t, write_in_a_loop_is_carried);

@@ -35,6 +35,8 @@ bool oxp_type_contiguous(const oxp_type *t);
  * (cat and stack: their list's items); 0: not known. */
 int oxp_result_contiguous(const oxp_node *n);
 
+/* The view table is in strcmp order (it is binary-searched); for tests. */
+bool oxp_alias_table_sorted(void);
 /* aten::add_, aten::__iand__, ...: writes its input 0 and returns it. */
 bool oxp_is_inplace(const oxp_node *n);
 /* squeeze_, transpose_, resize_, ...: change shape or strides in place. */

@@ -19,39 +19,68 @@
  * changes) are decided from the printed strides and dtypes; when those
  * are not printed (scripted graphs) the answer is MAYBE, and a write or
  * a stale read through such a value is a named error, never a guess. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "functionalize.h"
 
+/* Sorted by op name (strcmp order) for a binary search: every node of a
+ * graph is looked up, so a scan would cost a strcmp per row per node. */
 static const struct {
   const char *op;
   oxp_view_kind k;
 } VIEWS[] = {
-    {"aten::slice", OXP_VIEW_SLICE},      {"aten::select", OXP_VIEW_SELECT},
-    {"aten::narrow", OXP_VIEW_NARROW},    {"aten::transpose", OXP_VIEW_SELFINV},
-    {"aten::swapaxes", OXP_VIEW_SELFINV}, {"aten::swapdims", OXP_VIEW_SELFINV},
-    {"aten::t", OXP_VIEW_SELFINV},        {"aten::numpy_T", OXP_VIEW_SELFINV},
-    {"aten::permute", OXP_VIEW_PERMUTE},  {"aten::movedim", OXP_VIEW_SWAPARGS},
+    {"aten::_reshape_alias", OXP_VIEW_RESHAPE},
+    {"aten::alias", OXP_VIEW_IDENT},
+    {"aten::as_strided", OXP_VIEW_OPAQUE},
+    {"aten::chunk", OXP_VIEW_LIST},
+    {"aten::contiguous", OXP_VIEW_CONTIG_MAYBE},
+    {"aten::detach", OXP_VIEW_IDENT},
+    {"aten::diagonal", OXP_VIEW_DIAGONAL},
+    {"aten::expand", OXP_VIEW_EXPAND},
+    {"aten::expand_as", OXP_VIEW_EXPAND},
+    {"aten::flatten", OXP_VIEW_RESHAPE_MAYBE},
+    {"aten::imag", OXP_VIEW_OPAQUE},
     {"aten::moveaxis", OXP_VIEW_SWAPARGS},
-    {"aten::view", OXP_VIEW_RESHAPE},     {"aten::view_as", OXP_VIEW_RESHAPE},
-    {"aten::squeeze", OXP_VIEW_RESHAPE},  {"aten::unsqueeze", OXP_VIEW_RESHAPE},
-    {"aten::unflatten", OXP_VIEW_RESHAPE},{"aten::_reshape_alias", OXP_VIEW_RESHAPE},
+    {"aten::movedim", OXP_VIEW_SWAPARGS},
+    {"aten::narrow", OXP_VIEW_NARROW},
+    {"aten::numpy_T", OXP_VIEW_SELFINV},
+    {"aten::permute", OXP_VIEW_PERMUTE},
+    {"aten::real", OXP_VIEW_OPAQUE},
     {"aten::reshape", OXP_VIEW_RESHAPE_MAYBE},
     {"aten::reshape_as", OXP_VIEW_RESHAPE_MAYBE},
-    {"aten::flatten", OXP_VIEW_RESHAPE_MAYBE},
-    {"aten::contiguous", OXP_VIEW_CONTIG_MAYBE},
-    {"aten::to", OXP_VIEW_TO_MAYBE},      {"aten::type_as", OXP_VIEW_TO_MAYBE},
-    {"aten::detach", OXP_VIEW_IDENT},     {"aten::alias", OXP_VIEW_IDENT},
-    {"prim::unchecked_cast", OXP_VIEW_IDENT},
-    {"aten::expand", OXP_VIEW_EXPAND},    {"aten::expand_as", OXP_VIEW_EXPAND},
-    {"aten::diagonal", OXP_VIEW_DIAGONAL},{"aten::unfold", OXP_VIEW_OPAQUE},
-    {"aten::as_strided", OXP_VIEW_OPAQUE},{"aten::real", OXP_VIEW_OPAQUE},
-    {"aten::imag", OXP_VIEW_OPAQUE},      {"aten::view_as_real", OXP_VIEW_OPAQUE},
-    {"aten::view_as_complex", OXP_VIEW_OPAQUE},
-    {"aten::split", OXP_VIEW_LIST},       {"aten::split_with_sizes", OXP_VIEW_LIST},
-    {"aten::chunk", OXP_VIEW_LIST},       {"aten::unbind", OXP_VIEW_LIST},
+    {"aten::select", OXP_VIEW_SELECT},
+    {"aten::slice", OXP_VIEW_SLICE},
+    {"aten::split", OXP_VIEW_LIST},
+    {"aten::split_with_sizes", OXP_VIEW_LIST},
+    {"aten::squeeze", OXP_VIEW_RESHAPE},
+    {"aten::swapaxes", OXP_VIEW_SELFINV},
+    {"aten::swapdims", OXP_VIEW_SELFINV},
+    {"aten::t", OXP_VIEW_SELFINV},
     {"aten::tensor_split", OXP_VIEW_LIST},
+    {"aten::to", OXP_VIEW_TO_MAYBE},
+    {"aten::transpose", OXP_VIEW_SELFINV},
+    {"aten::type_as", OXP_VIEW_TO_MAYBE},
+    {"aten::unbind", OXP_VIEW_LIST},
+    {"aten::unflatten", OXP_VIEW_RESHAPE},
+    {"aten::unfold", OXP_VIEW_OPAQUE},
+    {"aten::unsqueeze", OXP_VIEW_RESHAPE},
+    {"aten::view", OXP_VIEW_RESHAPE},
+    {"aten::view_as", OXP_VIEW_RESHAPE},
+    {"aten::view_as_complex", OXP_VIEW_OPAQUE},
+    {"aten::view_as_real", OXP_VIEW_OPAQUE},
+    {"prim::unchecked_cast", OXP_VIEW_IDENT},
 };
+
+static int by_op(const void *key, const void *row) {
+  return strcmp((const char *)key, *(const char *const *)row);
+}
+
+bool oxp_alias_table_sorted(void) {
+  for (size_t i = 1; i < sizeof VIEWS / sizeof *VIEWS; i++)
+    if (strcmp(VIEWS[i - 1].op, VIEWS[i].op) >= 0) return false;
+  return true;
+}
 
 static const oxp_type *tensor_type(const oxp_value *v) {
   return v && v->type && v->type->kind == OXP_T_TENSOR ? v->type : NULL;
@@ -136,9 +165,10 @@ static oxp_view_kind to_alias(const oxp_node *n) {
 
 oxp_view_kind oxp_view_kind_of(const oxp_node *n, bool in_contig) {
   if (n->ninputs < 1 || n->noutputs < 1 || !n->inputs[0]) return OXP_VIEW_NONE;
-  oxp_view_kind k = OXP_VIEW_NONE;
-  for (size_t i = 0; i < sizeof VIEWS / sizeof *VIEWS; i++)
-    if (oxp_kind_is(n, VIEWS[i].op)) { k = VIEWS[i].k; break; }
+  const char *kind = n->kind;
+  if ((kind[0] != 'a' && kind[0] != 'p') || kind[4] != ':') return OXP_VIEW_NONE;
+  const void *row = bsearch(kind, VIEWS, sizeof VIEWS / sizeof *VIEWS, sizeof *VIEWS, by_op);
+  oxp_view_kind k = row ? ((const __typeof__(VIEWS[0]) *)row)->k : OXP_VIEW_NONE;
   const oxp_type *in = tensor_type(n->inputs[0]), *out = tensor_type(n->outputs[0]);
   switch (k) {
   case OXP_VIEW_SLICE:
@@ -187,12 +217,13 @@ static const char *const META[] = {
     "aten::resize_as_", "aten::detach_", "aten::set_"};
 
 bool oxp_is_inplace(const oxp_node *n) {
-  if (n->ninputs < 1 || n->noutputs != 1) return false;
-  for (size_t i = 0; i < sizeof DUNDER / sizeof *DUNDER; i++)
-    if (oxp_kind_is(n, DUNDER[i].op)) return true;
-  size_t l = strlen(n->kind);
-  return strncmp(n->kind, "aten::", 6) == 0 && l > 8 && n->kind[l - 1] == '_' &&
-         n->kind[l - 2] != '_';
+  const char *k = n->kind;
+  if (n->ninputs < 1 || n->noutputs != 1 || strncmp(k, "aten::", 6) != 0) return false;
+  if (k[6] == '_' && k[7] == '_')
+    for (size_t i = 0; i < sizeof DUNDER / sizeof *DUNDER; i++)
+      if (oxp_kind_is(n, DUNDER[i].op)) return true;
+  size_t l = strlen(k);
+  return l > 8 && k[l - 1] == '_' && k[l - 2] != '_';
 }
 
 bool oxp_inplace_is_meta(const oxp_node *n) {
