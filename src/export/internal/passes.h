@@ -5,7 +5,9 @@
  *     jit_dce.c            dead nodes without side effects
  *     jit_alias.c          which ops alias their input, and their inverses
  *     jit_functionalize.c  every in-place write lands in the tensor it
- *                          aliases (through views, If and Loop)
+ *                          aliases (through views, If and Loop), with
+ *                          functionalize_facts.c (alias analysis) and
+ *                          functionalize_inverse.c (inverses of views)
  *     jit_lower_tuples.c   Tuple/List Construct+Unpack pairs vanish
  *     jit_constprop.c      scalar ops on constants, prim::If on a constant
  *     jit_peephole_size.c  aten::size / aten::dim of static tensors
