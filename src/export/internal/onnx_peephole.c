@@ -1,7 +1,8 @@
 /* onnx_peephole.c: local rewrites of the ONNX graph, each looking back
  * from the node being visited at its producers (so the walk never loses
  * its next node):
- *   - no-op Identity / Cast / Transpose / Reshape / Expand / Flatten go
+ *   - no-op Identity / Cast / Transpose / Reshape / Expand / Flatten and
+ *     scatters of nothing go
  *     (graph outputs keep their names, see oxp_pass_bypass);
  *   - Transpose(Transpose(x)) becomes one Transpose; Reshape(Reshape(x))
  *     one Reshape;
@@ -105,6 +106,21 @@ static bool peep_cast(oxp_pass *p, oxp_node *n) {
   oxp_shape_of(n->inputs[0], &x);
   return to && x.dtype && to->i == x.dtype &&
          oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
+}
+
+/* ScatterElements / ScatterND with no index (a write to an empty view)
+ * leave their data as it is. Kept, onnxruntime's optimizer mis-sizes the
+ * Expand feeding the empty updates (1 for a 0 dim) and fails the run. */
+static bool peep_scatter(oxp_pass *p, oxp_node *n) {
+  oxp_shape idx;
+  if (n->ninputs < 3) return false;
+  oxp_shape_of(n->inputs[1], &idx);
+  /* ScatterND's last index dim is the depth of each index: a 0 there
+   * addresses the whole tensor */
+  int k = idx.rank - (strcmp(oxp_pass_onnx_op(n), "ScatterND") == 0);
+  bool empty = false;
+  for (int i = 0; i < k; i++) empty |= idx.d[i] == 0;
+  return empty && oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
 }
 
 /* ---- Gemm --------------------------------------------------------------------- */
@@ -286,6 +302,7 @@ static OXP_OUT_OF_LINE oxp_status peep_node(oxp_pass *p, oxp_node *n) {
   else if (strcmp(op, "Transpose") == 0) peep_transpose(p, n);
   else if (strcmp(op, "Reshape") == 0) peep_reshape(p, n);
   else if (strcmp(op, "Cast") == 0) peep_cast(p, n);
+  else if (strcmp(op, "ScatterElements") == 0 || strcmp(op, "ScatterND") == 0) peep_scatter(p, n);
   else if (strcmp(op, "Expand") == 0 || strcmp(op, "Flatten") == 0) {
     if (same_shape(n->inputs[0], n->outputs[0]))
       oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
