@@ -2,7 +2,10 @@
  *
  * The text is not NUL-terminated, so every byte is read through ch(),
  * which returns -1 past the end; a NUL byte inside the text is an ordinary
- * (invalid) character, never a terminator. */
+ * (invalid) character, never a terminator. Character classes come from
+ * one table, and a token's column is its distance from the line's start:
+ * this loop runs over every byte of inputs of hundreds of megabytes. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +17,8 @@ void oxp_lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len) {
   lx->len = len;
   lx->pos = 0;
   lx->line = 1;
-  lx->col = 1;
+  lx->line_start = 0;
+  lx->ahead_at = SIZE_MAX;
 }
 
 static int ch(const oxp_lexer *lx, size_t off) {
@@ -22,45 +26,49 @@ static int ch(const oxp_lexer *lx, size_t off) {
   return i < lx->len ? (unsigned char)lx->s[i] : -1;
 }
 
+/* Moves over n bytes of one line (no token but a newline spans two). */
 static void advance(oxp_lexer *lx, size_t n) {
-  for (size_t i = 0; i < n && lx->pos < lx->len; i++) {
-    if (lx->s[lx->pos++] == '\n') {
-      lx->line++;
-      lx->col = 1;
-    } else {
-      lx->col++;
-    }
-  }
+  lx->pos = lx->pos + n < lx->len ? lx->pos + n : lx->len;
 }
 
-static bool is_blank(int c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
-static bool is_alpha(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static bool is_alnum(int c) { return is_alpha(c) || is_digit(c); }
+static int col_of(const oxp_lexer *lx) { return (int)(lx->pos - lx->line_start + 1); }
+
+enum { C_BLANK = 1, C_DIGIT = 2, C_ALPHA = 4, C_NAME = 8 };
 
 /* Value names are debug names, and lifted parameters take state_dict keys
- * (ModuleDict keys can hold '-' and other marks), so a name runs until a
- * character that the printer uses as punctuation after a name. */
-static bool is_name_char(int c) {
-  return c > 0x20 && c < 0x7f && !strchr(",()[]{}:=#\"'%", c);
-}
+ * (ModuleDict keys can hold '-' and other marks), so a name (C_NAME) runs
+ * until a character that the printer uses as punctuation after a name:
+ * any printable but ,()[]{}:=#"'% and the space. */
+static const unsigned char CLASS[256] = {
+    [' '] = C_BLANK, ['\t'] = C_BLANK, ['\r'] = C_BLANK, ['\f'] = C_BLANK,
+    ['\v'] = C_BLANK,
+    ['!'] = C_NAME, ['$'] = C_NAME, ['&'] = C_NAME, ['*' ... '+'] = C_NAME,
+    ['-' ... '/'] = C_NAME, [';'] = C_NAME, ['<'] = C_NAME, ['>' ... '@'] = C_NAME,
+    ['\\'] = C_NAME, ['^'] = C_NAME, ['`'] = C_NAME, ['|'] = C_NAME, ['~'] = C_NAME,
+    ['0' ... '9'] = C_DIGIT | C_NAME,
+    ['a' ... 'z'] = C_ALPHA | C_NAME, ['A' ... 'Z'] = C_ALPHA | C_NAME,
+    ['_'] = C_ALPHA | C_NAME,
+};
+
+static bool is_class(int c, int k) { return c >= 0 && (CLASS[c] & k); }
+static bool is_blank(int c) { return is_class(c, C_BLANK); }
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(int c) { return is_class(c, C_ALPHA); }
+static bool is_alnum(int c) { return is_class(c, C_ALPHA | C_DIGIT); }
+static bool is_name_char(int c) { return is_class(c, C_NAME); }
 
 static void skip_blanks(oxp_lexer *lx) {
-  while (is_blank(ch(lx, 0))) advance(lx, 1);
+  while (lx->pos < lx->len && (CLASS[(unsigned char)lx->s[lx->pos]] & C_BLANK)) lx->pos++;
 }
 
 oxp_loc oxp_lx_here(const oxp_lexer *lx) {
   oxp_lexer c = *lx;
   skip_blanks(&c);
-  return (oxp_loc){c.file, c.line, c.col};
+  return (oxp_loc){c.file, c.line, col_of(&c)};
 }
 
 static bool word_at(const oxp_lexer *lx, size_t off, const char *w) {
-  size_t n = strlen(w);
+  size_t n = 3; /* "inf" and "nan" */
   for (size_t i = 0; i < n; i++)
     if (ch(lx, off + i) != (unsigned char)w[i]) return false;
   return !is_alnum(ch(lx, off + n));
@@ -69,7 +77,8 @@ static bool word_at(const oxp_lexer *lx, size_t off, const char *w) {
 /* -?(digits[.digits][e[+-]digits] | inf | nan) */
 static size_t number_len(const oxp_lexer *lx) {
   size_t i = ch(lx, 0) == '-' ? 1 : 0;
-  if (word_at(lx, i, "inf") || word_at(lx, i, "nan")) return i + 3;
+  int c = ch(lx, i);
+  if ((c == 'i' && word_at(lx, i, "inf")) || (c == 'n' && word_at(lx, i, "nan"))) return i + 3;
   if (!is_digit(ch(lx, i))) return 0;
   while (is_digit(ch(lx, i))) i++;
   if (ch(lx, i) == '.') {
@@ -115,9 +124,13 @@ static size_t string_len(const oxp_lexer *lx, const char **err) {
 }
 
 static oxp_tok make(oxp_lexer *lx, oxp_tok_kind k, size_t skip, size_t n) {
-  oxp_tok t = {k, lx->s + lx->pos + skip, n, 0, {lx->file, lx->line, lx->col},
+  oxp_tok t = {k, lx->s + lx->pos + skip, n, 0, {lx->file, lx->line, col_of(lx)},
               NULL};
   advance(lx, skip + n);
+  if (k == LX_NEWLINE) {
+    lx->line++;
+    lx->line_start = lx->pos;
+  }
   return t;
 }
 
@@ -133,7 +146,19 @@ static oxp_tok lex_comment(oxp_lexer *lx) {
   return t;
 }
 
+static oxp_tok lex(oxp_lexer *lx);
+
 oxp_tok oxp_lx_next(oxp_lexer *lx) {
+  if (lx->ahead_at == lx->pos) {
+    lx->pos = lx->ahead_pos;
+    lx->line = lx->ahead_line;
+    lx->line_start = lx->ahead_line_start;
+    return lx->ahead;
+  }
+  return lex(lx);
+}
+
+static oxp_tok lex(oxp_lexer *lx) {
   skip_blanks(lx);
   int c = ch(lx, 0);
   size_t n;
@@ -165,9 +190,15 @@ oxp_tok oxp_lx_next(oxp_lexer *lx) {
   return t;
 }
 
-oxp_tok oxp_lx_peek(const oxp_lexer *lx) {
+oxp_tok oxp_lx_peek(oxp_lexer *lx) {
   oxp_lexer c = *lx;
-  return oxp_lx_next(&c);
+  oxp_tok t = oxp_lx_next(&c);
+  lx->ahead_at = lx->pos;
+  lx->ahead = t;
+  lx->ahead_pos = c.pos;
+  lx->ahead_line = c.line;
+  lx->ahead_line_start = c.line_start;
+  return t;
 }
 
 bool oxp_lx_is_punct(oxp_tok t, int c) { return t.kind == LX_PUNCT && t.c == c; }

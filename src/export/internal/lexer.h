@@ -35,12 +35,23 @@ typedef struct {
   const char *file;
   const char *s;
   size_t len, pos;
-  int line, col;
+  int line;
+  size_t line_start; /* pos of the first byte of the line: col is the
+                        distance from it, so bytes are not counted one by
+                        one (only a newline token spans lines) */
+  /* The token a peek found at ahead_at, and where the lexer stands after
+   * it: the parser peeks at most tokens before taking them, and would
+   * otherwise lex each twice. */
+  size_t ahead_at; /* SIZE_MAX: none */
+  oxp_tok ahead;
+  size_t ahead_pos, ahead_line_start;
+  int ahead_line;
 } oxp_lexer;
 
 void oxp_lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len);
 oxp_tok oxp_lx_next(oxp_lexer *lx);
-oxp_tok oxp_lx_peek(const oxp_lexer *lx);
+/* The next token, left in place (and remembered for oxp_lx_next). */
+oxp_tok oxp_lx_peek(oxp_lexer *lx);
 /* Where the next token starts (after blanks); for raw scans. */
 oxp_loc oxp_lx_here(const oxp_lexer *lx);
 
