@@ -6,11 +6,22 @@
 
 #include "lexer.h"
 
+/* Tensor types already parsed, by their exact text (parse_type.c): a
+ * traced graph prints one of a few types on every line, and reading one
+ * from a copy costs a tenth of parsing it. */
+typedef struct {
+  const char **text;
+  size_t *len;
+  oxp_type **type;
+  size_t cap, n;
+} oxp_type_cache;
+
 typedef struct {
   oxp_lexer lx;
   oxp_arena *a;
   oxp_diag *d;
   oxp_status st; /* first failure; parsing stops at it */
+  oxp_type_cache types;
 } oxp_pctx;
 
 /* Records a parse error at loc (the first one wins); returns false so

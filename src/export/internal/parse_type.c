@@ -5,6 +5,7 @@
  * Tensor types keep dtype, sizes ('*' is a dynamic dim), strides (they
  * tell functionalization whether a reshape aliases its input) and
  * requires_grad; device does not matter to an export and is skipped. */
+#include <stdint.h>
 #include <string.h>
 
 #include "parse.h"
@@ -186,6 +187,77 @@ static oxp_type *other_type(oxp_pctx *c, oxp_tok t) {
   return ty && ty->name ? ty : NULL;
 }
 
+/* The text of `Name(...)` from t up to its closing parenthesis, on one
+ * line; 0 when it does not close there. */
+static size_t tensor_text(const oxp_pctx *c, oxp_tok t) {
+  const char *s = c->lx.s, *end = s + c->lx.len, *p = t.p + t.n;
+  int depth = 0;
+  for (; p < end && *p != '\n'; p++) {
+    if (*p == '(') depth++;
+    else if (*p == ')' && --depth == 0) return (size_t)(p + 1 - t.p);
+    else if (*p == '"' || *p == '\'') return 0; /* quoted text: parse it */
+  }
+  return 0;
+}
+
+static uint64_t text_hash(const char *p, size_t n) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The slot of text in the cache: where it is, or the free one it goes to. */
+static size_t cache_slot(const oxp_type_cache *tc, const char *p, size_t n) {
+  size_t i = (size_t)text_hash(p, n) & (tc->cap - 1);
+  while (tc->text[i] && !(tc->len[i] == n && memcmp(tc->text[i], p, n) == 0))
+    i = (i + 1) & (tc->cap - 1);
+  return i;
+}
+
+static bool cache_put(oxp_pctx *c, const char *p, size_t n, oxp_type *ty) {
+  oxp_type_cache *tc = &c->types;
+  if (2 * (tc->n + 1) > tc->cap) {
+    size_t nc = tc->cap ? tc->cap * 2 : 64;
+    oxp_type_cache g = {oxp_alloc(c->a, sizeof *g.text * nc), oxp_alloc(c->a, sizeof *g.len * nc),
+                        oxp_alloc(c->a, sizeof *g.type * nc), nc, tc->n};
+    if (!g.text || !g.len || !g.type) return false;
+    for (size_t i = 0; i < tc->cap; i++) {
+      if (!tc->text[i]) continue;
+      size_t j = cache_slot(&g, tc->text[i], tc->len[i]);
+      g.text[j] = tc->text[i], g.len[j] = tc->len[i], g.type[j] = tc->type[i];
+    }
+    *tc = g;
+  }
+  size_t i = cache_slot(tc, p, n);
+  tc->text[i] = p, tc->len[i] = n, tc->type[i] = ty;
+  tc->n++;
+  return true;
+}
+
+/* A tensor type with sizes: from the cache when this text was read
+ * before (a copy: passes may change a value's type), else parsed. */
+static oxp_type *sized_tensor(oxp_pctx *c, oxp_tok t, int dt) {
+  size_t n = tensor_text(c, t);
+  oxp_type_cache *tc = &c->types;
+  if (n && tc->cap) {
+    size_t i = cache_slot(tc, t.p, n);
+    if (tc->text[i]) {
+      oxp_type *ty = oxp_type_copy(c->a, tc->type[i]);
+      if (!ty) return oxp_pnomem(c, &t.loc), NULL;
+      c->lx.pos = (size_t)(t.p + n - c->lx.s); /* one line: line stays */
+      return ty;
+    }
+  }
+  oxp_type *ty = oxp_type_tensor(c->a, dt, -1, NULL);
+  if (!ty) return oxp_pnomem(c, &t.loc), NULL;
+  if (!tensor_args(c, ty)) return NULL;
+  if (n && (size_t)(c->lx.pos - (size_t)(t.p - c->lx.s)) == n) {
+    oxp_type *keep = oxp_type_copy(c->a, ty);
+    if (!keep || !cache_put(c, t.p, n, keep)) return oxp_pnomem(c, &t.loc), NULL;
+  }
+  return ty;
+}
+
 /* Out of line: tensor_args' dims would otherwise sit in every frame of
  * the recursion over tuple types. */
 static OXP_OUT_OF_LINE oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
@@ -194,9 +266,9 @@ static OXP_OUT_OF_LINE oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
       return new_type(c, SCALAR_TYPES[i].kind);
   int dt = tensor_dtype(t);
   if (dt < 0) return other_type(c, t);
+  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), '(')) return sized_tensor(c, t, dt);
   oxp_type *ty = oxp_type_tensor(c->a, dt, -1, NULL);
   if (!ty) return oxp_pnomem(c, &t.loc), NULL;
-  if (oxp_lx_is_punct(oxp_lx_peek(&c->lx), '(') && !tensor_args(c, ty)) return NULL;
   return ty;
 }
 
