@@ -94,41 +94,51 @@ static bool owns_name(namer *nm, const oxp_value *v) {
   return has_name(v->name) && oxp_map_get(&nm->vals, v->name) == v;
 }
 
+/* stem (at most max bytes of it), tag and k into buf: "If_3_b0" "_in" 2.
+ * By hand, not snprintf: it runs for every value of big graphs. */
+static const char *compose(char *buf, const char *stem, size_t max, const char *tag,
+                           int k) {
+  size_t n = strnlen(stem, max), t = strlen(tag);
+  memcpy(buf, stem, n);
+  memcpy(buf + n, tag, t);
+  n += t;
+  char digits[12];
+  int d = 0;
+  unsigned u = (unsigned)k;
+  do digits[d++] = (char)('0' + u % 10); while ((u /= 10) > 0);
+  while (d > 0) buf[n++] = digits[--d];
+  buf[n] = 0;
+  return buf;
+}
+
 /* Renamed values keep their old name as a stem so the text stays
- * recognisable ("x" -> "x_1"); unnamed ones get the fallback. */
-static void name_value(namer *nm, oxp_value *v, const char *fallback) {
+ * recognisable ("x" -> "x_1"); unnamed ones get the fallback, stem + tag +
+ * k, made only when needed. */
+static void name_value(namer *nm, oxp_value *v, const char *stem, size_t max,
+                       const char *tag, int k) {
   if (owns_name(nm, v)) return;
-  v->name = fresh(nm, &nm->vals, has_name(v->name) ? v->name : fallback, v);
+  char buf[160];
+  v->name = fresh(nm, &nm->vals,
+                  has_name(v->name) ? v->name : compose(buf, stem, max, tag, k), v);
 }
 
 /* prefix is NULL for the top block ("input_0", "const_0"), else the
  * owning node's name and block number ("If_3_b0_in0"). */
 static void name_block(namer *nm, oxp_block *b, const char *prefix) {
   char buf[160];
-  for (int i = 0; i < b->ninputs; i++) {
-    if (prefix) snprintf(buf, sizeof buf, "%.130s_in%d", prefix, i);
-    else snprintf(buf, sizeof buf, "input_%d", i);
-    name_value(nm, b->inputs[i], buf);
-  }
-  for (int i = 0; i < b->ninits; i++) {
-    if (prefix) snprintf(buf, sizeof buf, "%.130s_const%d", prefix, i);
-    else snprintf(buf, sizeof buf, "const_%d", i);
-    name_value(nm, b->inits[i], buf);
-  }
+  for (int i = 0; i < b->ninputs; i++)
+    name_value(nm, b->inputs[i], prefix ? prefix : "input", 130, prefix ? "_in" : "_", i);
+  for (int i = 0; i < b->ninits; i++)
+    name_value(nm, b->inits[i], prefix ? prefix : "const", 130, prefix ? "_const" : "_", i);
   for (oxp_node *n = b->first; n && nm->st == OXP_OK; n = n->next) {
     int num = nm->nnode++;
-    if (!has_name(n->name) || oxp_map_get(&nm->nodes, n->name) != n) {
-      snprintf(buf, sizeof buf, "%.100s_%d", oxp_op_type(n->kind), num);
-      n->name = fresh(nm, &nm->nodes, buf, n);
-    }
-    for (int i = 0; i < n->noutputs; i++) {
-      /* The node name is unique, so "<node>_out<k>" usually is too. */
-      snprintf(buf, sizeof buf, "%.120s_out%d", n->name, i);
-      name_value(nm, n->outputs[i], buf);
-    }
+    if (!has_name(n->name) || oxp_map_get(&nm->nodes, n->name) != n)
+      n->name = fresh(nm, &nm->nodes, compose(buf, oxp_op_type(n->kind), 100, "_", num), n);
+    /* The node name is unique, so "<node>_out<k>" usually is too. */
+    for (int i = 0; i < n->noutputs; i++)
+      name_value(nm, n->outputs[i], n->name, 120, "_out", i);
     for (int k = 0; k < n->nblocks; k++) {
-      snprintf(buf, sizeof buf, "%.120s_b%d", n->name, k);
-      char *p = oxp_strdup(nm->g->arena, buf);
+      char *p = oxp_strdup(nm->g->arena, compose(buf, n->name, 120, "_b", k));
       if (!p) {
         nomem(nm);
         return;
