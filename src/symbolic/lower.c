@@ -234,6 +234,7 @@ static oxp_status mark_dynamic_inputs(oxp_sctx *c) {
 
 static oxp_status build_syms(oxp_sctx *c) {
   oxp_map_init(&c->syms, c->dst->arena);
+  oxp_map_init(&c->kinds, c->dst->arena);
   for (int t = 0; t < oxp_sym_ntables; t++) {
     const oxp_sym_table *tab = oxp_sym_tables[t];
     if (tab->opset > c->opset) break;

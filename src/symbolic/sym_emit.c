@@ -30,11 +30,21 @@ oxp_status oxp_sym_unsupported(oxp_sctx *c, const char *what) {
                       c->node ? c->node->kind : "?", what, c->opset);
 }
 
+/* "onnx::<op>", made once per op type of an export: kinds are only read. */
+static const char *onnx_kind(oxp_sctx *c, const char *op) {
+  char *k = oxp_map_get(&c->kinds, op);
+  if (k) return k;
+  size_t n = strlen(op);
+  if (!(k = oxp_alloc(c->dst->arena, n + 7))) return NULL;
+  memcpy(k, "onnx::", 6);
+  memcpy(k + 6, op, n + 1);
+  return oxp_map_put(&c->kinds, k + 6, k) ? k : NULL;
+}
+
 oxp_node *oxp_sym_op(oxp_sctx *c, const char *op, oxp_value *const *ins,
                      int nin, int nout) {
   if (c->d->status) return NULL;
-  const char *kind = strstr(op, "::") ? oxp_strdup(c->dst->arena, op)
-                                      : oxp_sprintf(c->dst->arena, "onnx::%s", op);
+  const char *kind = strstr(op, "::") ? oxp_strdup(c->dst->arena, op) : onnx_kind(c, op);
   oxp_node *n = kind ? oxp_node_new(c->dst, kind, nout) : NULL;
   if (!n) {
     oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");

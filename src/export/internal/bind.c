@@ -132,8 +132,14 @@ static oxp_status bind_constant(binder *b, oxp_node *n) {
   if (n->noutputs != 1 || !n->outputs[0]->name) return OXP_OK;
   oxp_value *v = n->outputs[0];
   oxp_loc loc = node_loc(b, n);
-  const char *key = oxp_sprintf(b->g->arena, CONST_PREFIX "%s", v->name);
+  /* `constant:NAME`, on the stack unless long: every constant asks */
+  char buf[256];
+  size_t nl = strlen(v->name);
+  char *key = nl + sizeof CONST_PREFIX <= sizeof buf ? buf
+              : oxp_alloc(b->g->arena, nl + sizeof CONST_PREFIX);
   if (!key) return nomem(b);
+  memcpy(key, CONST_PREFIX, sizeof CONST_PREFIX - 1);
+  memcpy(key + sizeof CONST_PREFIX - 1, v->name, nl + 1);
   const oxp_st_entry *e = b->st ? oxp_st_find(b->st, key) : NULL;
   if (e) {
     oxp_status s = check_decl(b, e, v, "constant", &loc);
