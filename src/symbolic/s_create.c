@@ -2,6 +2,7 @@
  * new_ forms, fill, scalar_tensor, tensor/as_tensor, eye. The traced
  * output type holds the dtype torch picked for every dtype=None default. */
 #include "s_shape_util.h"
+#include "lower_ctx.h"
 
 /* Index of the size argument and of the fill value (-1: none) by op. */
 typedef struct {
@@ -44,9 +45,26 @@ oxp_status oxp_s_factory(oxp_sctx *c, oxp_node *n) {
 
 /* scalar_tensor(s, dtype, ...) / tensor(data, dtype, ...) /
  * as_tensor(data, dtype, ...): the data as a tensor of the output type. */
+/* tensor(data, dtype, device, requires_grad). A scripted setitem makes
+ * its value as tensor(v, prim::dtype(x), ...): the dtype is then x's,
+ * known to lowering even where type inference did not fold it. A dtype
+ * known nowhere is an error, not float32. TorchScript makes a Python
+ * float's tensor in float32 and then converts it (tensor(0.001,
+ * dtype=torch.float64) is 0.0010000000474974513 in a scripted model), so
+ * the data is taken in its natural dtype and cast, as torch does. */
 oxp_status oxp_s_tensor(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_sym_out_dtype(n, 0, 0);
-  oxp_value *v = dt ? oxp_sym_in_as(c, n, 0, dt) : oxp_sym_in(c, n, 0);
+  if (!dt && n->ninputs > 1 && !oxp_sym_is_none(n, 1)) {
+    dt = oxp_sx_dtype_arg(n, 1, 0);
+    const oxp_node *k = n->inputs[1]->producer;
+    if (!dt && k && oxp_kind_is(k, "prim::dtype") && k->ninputs == 1) {
+      oxp_value *x = oxp_lower_lookup(c, k->inputs[0]);
+      dt = x ? oxp_sym_dtype(x) : 0;
+    }
+    if (!dt) return oxp_sym_unsupported(c, "a dtype argument known only at run time");
+  }
+  oxp_value *v = oxp_sym_in(c, n, 0);
+  if (v && dt && oxp_sym_dtype(v) != dt) v = oxp_sym_cast(c, v, dt);
   return oxp_sym_set_out(c, n, 0, v);
 }
 

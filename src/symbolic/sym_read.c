@@ -287,14 +287,17 @@ static oxp_tensor *const_tensor(oxp_sctx *c, oxp_value *src, int dtype) {
       break;
     }
     case OXP_A_FLOAT:
-      t = oxp_tensor_alloc(a, OXP_DT_FLOAT, 0, NULL);
+      /* A Python float is a double: asked for in some dtype, it is
+       * rounded once from that (a double tensor * 0.001 kept float32's
+       * 0.0010000000474974513 when it went through float32). */
+      t = oxp_tensor_alloc(a, dtype ? OXP_DT_DOUBLE : OXP_DT_FLOAT, 0, NULL);
       if (t) put_elem(t, 0, at->f, 0, false);
       break;
     case OXP_A_INTS:
     case OXP_A_FLOATS: {
       int64_t dim = at->n;
       bool fl = at->kind == OXP_A_FLOATS;
-      t = oxp_tensor_alloc(a, fl ? OXP_DT_FLOAT : OXP_DT_INT64, 1, &dim);
+      t = oxp_tensor_alloc(a, fl ? (dtype ? OXP_DT_DOUBLE : OXP_DT_FLOAT) : OXP_DT_INT64, 1, &dim);
       for (int k = 0; t && k < at->n; k++)
         put_elem(t, k, fl ? at->floats[k] : (double)at->ints[k],
                  fl ? 0 : at->ints[k], !fl);
@@ -312,7 +315,7 @@ static oxp_tensor *const_tensor(oxp_sctx *c, oxp_value *src, int dtype) {
       if (e->kind == OXP_A_TENSOR && e->t && oxp_dtype_is_float(e->t->dtype))
         fl = true;
     }
-    t = oxp_tensor_alloc(a, fl ? OXP_DT_FLOAT : OXP_DT_INT64, 1, &dim);
+    t = oxp_tensor_alloc(a, fl ? (dtype ? OXP_DT_DOUBLE : OXP_DT_FLOAT) : OXP_DT_INT64, 1, &dim);
     for (int k = 0; t && k < lc->ninputs; k++) {
       double f;
       int64_t iv;

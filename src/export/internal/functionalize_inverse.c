@@ -220,6 +220,15 @@ oxp_value *oxp_fz_copy_value(ctx *c, oxp_node *w, oxp_node **pos, oxp_value *sel
     oxp_node *k = oxp_fz_emit(c, pos, "aten::expand_as", w, (oxp_value *[]){x, self}, 2, self->type);
     if (!k) return NULL;
     x = k->outputs[0];
+    /* copy_ also takes a source with more (size-1) dims than self, which
+     * Expand keeps: then the shape is self's by a reshape */
+    int rs = src->type && src->type->kind == OXP_T_TENSOR ? src->type->rank : -1;
+    int rd = self->type && self->type->kind == OXP_T_TENSOR ? self->type->rank : -1;
+    if (rs < 0 || rd < 0 || rs > rd) {
+      if (!(k = oxp_fz_emit(c, pos, "aten::view_as", w, (oxp_value *[]){x, self}, 2, self->type)))
+        return NULL;
+      x = k->outputs[0];
+    }
   }
   return x;
 }
