@@ -2,6 +2,8 @@
  * shape_infer.c drives. A rule never fails for lack of knowledge (it
  * leaves dims or the rank unknown); it fails only on a real error, such
  * as shapes that cannot broadcast. */
+#include <string.h>
+
 #include "shape_rules.h"
 
 /* ---- elementwise --------------------------------------------------------- */
@@ -61,16 +63,24 @@ static void arith_data(oxp_sictx *c, oxp_node *n) {
     if (kx && ky) {
       /* Sizes from the IR can be any int64: an overflow stays unknown. */
       int64_t v;
-      bool over = true;
-      if (op[0] == 'A') over = __builtin_add_overflow(x, y, &v);
-      else if (op[0] == 'S') over = __builtin_sub_overflow(x, y, &v);
-      else if (op[0] == 'M') over = __builtin_mul_overflow(x, y, &v);
-      else if (y != 0 && !(y == -1 && x == INT64_MIN)) over = false, v = x / y;
+      bool over = true, div_ok = y != 0 && !(y == -1 && x == INT64_MIN);
+      if (!strcmp(op, "Add")) over = __builtin_add_overflow(x, y, &v);
+      else if (!strcmp(op, "Sub")) over = __builtin_sub_overflow(x, y, &v);
+      else if (!strcmp(op, "Mul")) over = __builtin_mul_overflow(x, y, &v);
+      else if (!strcmp(op, "Div") && div_ok) over = false, v = x / y;
+      else if (!strcmp(op, "Max")) over = false, v = x > y ? x : y;
+      else if (!strcmp(op, "Min")) over = false, v = x < y ? x : y;
+      else if (!strcmp(op, "Mod") && div_ok) {
+        /* fmod=0 (ints): the result takes the divisor's sign, as in
+         * Python; fmod=1: the dividend's, as C's %. */
+        over = false, v = x % y;
+        if (!attr_i(n, "fmod", 0) && v != 0 && (v < 0) != (y < 0)) v += y;
+      }
       if (!over) r[i] = v;
-    } else if (op[0] == 'M' && ky && y == 1) r[i] = x, pr[i] = px;
-    else if (op[0] == 'M' && kx && x == 1) r[i] = y, pr[i] = py;
-    else if ((op[0] == 'A' || op[0] == 'S') && ky && y == 0) r[i] = x, pr[i] = px;
-    else if (op[0] == 'D' && ky && y == 1) r[i] = x, pr[i] = px;
+    } else if (!strcmp(op, "Mul") && ky && y == 1) r[i] = x, pr[i] = px;
+    else if (!strcmp(op, "Mul") && kx && x == 1) r[i] = y, pr[i] = py;
+    else if ((!strcmp(op, "Add") || !strcmp(op, "Sub")) && ky && y == 0) r[i] = x, pr[i] = px;
+    else if (!strcmp(op, "Div") && ky && y == 1) r[i] = x, pr[i] = px;
   }
   oxp_si_set_data(c, n, 0, k, r, pr, a0 && b0);
 }
