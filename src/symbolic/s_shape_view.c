@@ -89,8 +89,9 @@ oxp_status oxp_s_expand(oxp_sctx *c, oxp_node *n) {
     for (int i = 0; i < l.n; i++) size[i] = l.v[i] == -1 ? 1 : l.v[i];
     s = oxp_sym_const_i64s(c, size, l.n);
   } else {
-    oxp_value *neg = oxp_sym_op2(c, "Equal", l.t, oxp_sym_const_i64(c, -1));
-    s = oxp_sym_op3(c, "Where", neg, oxp_sym_const_i64(c, 1), l.t);
+    /* -1 keeps the dim, as 1 does; sizes are not negative; other
+     * negatives are torch's error: so Abs is exact */
+    s = oxp_sym_op1(c, "Abs", l.t);
   }
   return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Expand", x, s));
 }

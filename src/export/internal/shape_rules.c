@@ -19,6 +19,21 @@ oxp_status oxp_r_same(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   return OXP_OK;
 }
 
+/* Abs keeps shape data: expand's target shape is Abs(list) (-1 keeps a
+ * dim as 1 does), and a named dim, a size, is its own Abs. */
+static oxp_status r_abs(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+  IN(0, &out[0]);
+  int64_t v[MAXR];
+  const char *p[MAXR];
+  bool r0;
+  int k = oxp_si_ints(c, n, 0, v, p, &r0);
+  if (k < 0 || !oxp_dtype_is_int(out[0].dtype)) return OXP_OK;
+  for (int i = 0; i < k; i++)
+    if (!p[i] && v[i] != OXP_SYM_UNKNOWN && v[i] < 0) v[i] = -v[i];
+  oxp_si_set_data(c, n, 0, k, v, p, r0);
+  return OXP_OK;
+}
+
 static oxp_status r_bool_same(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   IN(0, &out[0]);
   out[0].dtype = OXP_DT_BOOL;
@@ -830,7 +845,7 @@ const oxp_shape_rule_entry oxp_shape_rules[] = {
     /* same shape and dtype as input 0 */
     {"Identity", oxp_r_same}, {"Relu", oxp_r_same}, {"Sigmoid", oxp_r_same},
     {"Tanh", oxp_r_same}, {"Erf", oxp_r_same}, {"Neg", oxp_r_same}, {"Sqrt", oxp_r_same},
-    {"Abs", oxp_r_same}, {"Exp", oxp_r_same}, {"Log", oxp_r_same}, {"Floor", oxp_r_same},
+    {"Abs", r_abs}, {"Exp", oxp_r_same}, {"Log", oxp_r_same}, {"Floor", oxp_r_same},
     {"Ceil", oxp_r_same}, {"Round", oxp_r_same}, {"Sign", oxp_r_same},
     {"Reciprocal", oxp_r_same}, {"Softplus", oxp_r_same}, {"LeakyRelu", oxp_r_same},
     {"Elu", oxp_r_same}, {"Selu", oxp_r_same}, {"Celu", oxp_r_same},
