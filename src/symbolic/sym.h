@@ -34,6 +34,10 @@ extern const int oxp_sym_ntables;
  * op exists at all, or 0 if never. */
 oxp_symbolic_fn oxp_sym_lookup(const char *op, int opset, int *first_opset);
 
+/* Why op, known to have no symbolic, is refused (unsupported.def), or
+ * NULL. */
+const char *oxp_sym_why_not(const char *op);
+
 /* Custom symbolics registered at run time (custom.c). One registered for
  * op at opset v applies to every target opset >= v, and wins over the
  * built-in tables. The registry is read-mostly: lookups take a read lock,
