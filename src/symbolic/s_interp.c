@@ -110,8 +110,12 @@ static oxp_value *resize(oxp_sctx *c, oxp_value *x, rs_spec *s) {
     oxp_attr_set_s(k, "coordinate_transformation_mode", "half_pixel");
     oxp_attr_set_s(k, "nearest_mode", "round_prefer_ceil");
   } else {
+    /* Not pytorch_half_pixel: that samples an output of length 1 at 0,
+     * where torch's kernels (and half_pixel) sample the middle; the two
+     * agree everywhere else (Keypoint R-CNN resizes heatmaps of thin
+     * boxes to width 1). */
     oxp_attr_set_s(k, "coordinate_transformation_mode",
-                   s->align ? "align_corners" : "pytorch_half_pixel");
+                   s->align ? "align_corners" : "half_pixel");
     if (s->mode == RS_CUBIC) oxp_attr_set_f(k, "cubic_coeff_a", -0.75);
   }
   return k->outputs[0];
