@@ -60,7 +60,8 @@ static int default_dtype(oxp_sctx *c, oxp_node *n, int nums) {
   for (int i = 0; i < nums; i++) {
     const oxp_type *t = oxp_sym_in_type(n, i);
     int dt = t && t->kind == OXP_T_INT ? OXP_DT_INT64 : t && t->kind == OXP_T_FLOAT ? OXP_DT_FLOAT : 0;
-    if (!dt && !oxp_sym_is_const(n, i)) dt = oxp_sym_dtype(oxp_sym_in(c, n, i));
+    /* a constant lowers to int64 or float as its value is written */
+    if (!dt) dt = oxp_sym_dtype(oxp_sym_in(c, n, i));
     if (!dt) return 0;
     fl |= oxp_dtype_is_float(dt);
   }
