@@ -116,6 +116,8 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
     return finish(c, n, st);
   }
   if (!fn) {
+    const char *why = oxp_sym_why_not(n->kind);
+    if (why) return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s is not supported: %s", n->kind, why);
     int first = 0;
     oxp_sym_lookup(n->kind, OXP_OPSET_MAX, &first);
     if (first > c->opset)

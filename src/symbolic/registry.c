@@ -32,3 +32,14 @@ oxp_symbolic_fn oxp_sym_lookup(const char *op, int opset, int *first_opset) {
   }
   return fn;
 }
+
+const char *oxp_sym_why_not(const char *op) {
+  static const struct { const char *op, *why; } no[] = {
+#define OXP_NO(op, why) {op, why},
+#include "unsupported.def"
+#undef OXP_NO
+  };
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+    if (strcmp(no[i].op, op) == 0) return no[i].why;
+  return NULL;
+}

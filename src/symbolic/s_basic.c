@@ -120,8 +120,29 @@ oxp_status oxp_s_size(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_set_out(c, n, 0, s);
   }
   int64_t dim;
+  if (oxp_sym_int(n, 1, &dim)) return oxp_sym_set_out(c, n, 0, oxp_sym_size(c, x, dim));
+  /* x.size(i) with i known only at run time (a loop over the dims) */
+  oxp_value *i = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
+  oxp_value *shape = oxp_sym_op1(c, "Shape", x);
+  oxp_sym_set_type(c, shape, OXP_DT_INT64, 1, NULL);
+  oxp_value *d = oxp_sym_op2(c, "Gather", shape, i);
+  oxp_sym_set_type(c, d, OXP_DT_INT64, 0, NULL);
+  return oxp_sym_set_out(c, n, 0, d);
+}
+
+/* prim::tolist(t, dim, elem_type) (t.tolist() in scripted code): a 1-D
+ * tensor's list is the tensor itself, as every int list is once lowered;
+ * the readers of the list cast it to what they need. */
+oxp_status oxp_s_tolist(oxp_sctx *c, oxp_node *n) {
+  int64_t dim;
   if (!oxp_sym_need_int(c, n, 1, &dim)) return oxp_sym_status(c);
-  return oxp_sym_set_out(c, n, 0, oxp_sym_size(c, x, dim));
+  if (dim != 1)
+    return oxp_sym_unsupported(c, "tolist of a tensor that is not 1-D");
+  oxp_value *t = oxp_sym_in(c, n, 0);
+  if (t && oxp_sym_rank(t) >= 0 && oxp_sym_rank(t) != 1)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "prim::tolist: dim 1 of a rank-%d tensor",
+                        oxp_sym_rank(t));
+  return oxp_sym_set_out(c, n, 0, t);
 }
 
 /* prim::dtype(x): the ScalarType number of x's dtype. Type inference folds

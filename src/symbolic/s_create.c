@@ -33,14 +33,21 @@ oxp_status oxp_s_factory(oxp_sctx *c, oxp_node *n) {
   oxp_value *like = f->self >= 0 ? oxp_sym_in(c, n, f->self) : NULL;
   if (f->self >= 0 && !like) return oxp_sym_status(c);
   int dt = oxp_sym_need_out_dtype(c, n, 0);
-  oxp_value *shape = like ? oxp_sx_shape(c, like) : oxp_sym_in_as(c, n, f->size, OXP_DT_INT64);
+  oxp_value *shape = like ? oxp_sx_shape(c, like) : NULL;
+  oxp_ilist l;
+  if (!like && oxp_sym_ilist(c, n, f->size, &l)) shape = oxp_sym_ilist_tensor(c, &l);
   if (!shape) return oxp_sym_status(c);
   double v = f->fixed;
   if (f->value >= 0 && !oxp_sym_float(n, f->value, &v)) {
     oxp_value *val = oxp_sym_in_as(c, n, f->value, dt);
-    return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Expand", val, shape));
+    oxp_value *y = oxp_sym_op2(c, "Expand", val, shape);
+    if (y && !like && l.n >= 0) oxp_sym_set_type(c, y, dt, l.n, NULL);
+    return oxp_sym_set_out(c, n, 0, y);
   }
-  return oxp_sym_set_out(c, n, 0, oxp_sx_fill(c, shape, v, dt));
+  oxp_value *y = oxp_sx_fill(c, shape, v, dt);
+  /* a shape known only at run time still gives the rank */
+  if (y && !like && l.n >= 0) oxp_sym_set_type(c, y, dt, l.n, NULL);
+  return oxp_sym_set_out(c, n, 0, y);
 }
 
 /* scalar_tensor(s, dtype, ...) / tensor(data, dtype, ...) /

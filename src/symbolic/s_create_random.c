@@ -29,7 +29,7 @@ oxp_status oxp_s_rand(oxp_sctx *c, oxp_node *n) {
   bool normal = strncmp(n->kind, "aten::randn", 11) == 0;
   bool like = strstr(n->kind, "_like") != NULL;
   int dt = oxp_sym_need_out_dtype(c, n, 0);
-  oxp_value *src = like ? oxp_sym_in(c, n, 0) : oxp_sym_in_as(c, n, 0, OXP_DT_INT64);
+  oxp_value *src = like ? oxp_sym_in(c, n, 0) : oxp_sym_in_ilist(c, n, 0);
   if (!src) return oxp_sym_status(c);
   return oxp_sym_set_out(c, n, 0, random_like(c, normal, like ? src : NULL, like ? NULL : src, dt,
                                               0, 1));
@@ -56,7 +56,7 @@ oxp_status oxp_s_normal(oxp_sctx *c, oxp_node *n) {
   if (!tm && !ts) {
     if (!oxp_sym_float(n, 0, &m) || !oxp_sym_float(n, 1, &s))
       return oxp_sym_unsupported(c, "normal with a runtime float mean or std");
-    oxp_value *shape = oxp_sym_in_as(c, n, 2, OXP_DT_INT64);
+    oxp_value *shape = oxp_sym_in_ilist(c, n, 2);
     return oxp_sym_set_out(c, n, 0, random_like(c, true, NULL, shape, dt, m, s));
   }
   oxp_value *mean = oxp_sym_in_as(c, n, 0, dt), *std = oxp_sym_in_as(c, n, 1, dt);

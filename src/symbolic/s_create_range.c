@@ -50,8 +50,25 @@ static oxp_value *arange(oxp_sctx *c, oxp_node *n, int is, int ie, int ip, int d
 /* arange(end, dtype, layout, device, pin) | arange(start, end, <4>) |
  * arange(start, end, step, <4>); scripted graphs may drop the trailing
  * four, so count the number arguments by their types. */
+/* arange's own rule for dtype=None: int64 when every number is an
+ * integer, else the default float; 0 when a number's type is unknown. A
+ * scripted helper's Scalar (ScalarImplicit of a 0-d tensor, Keypoint
+ * R-CNN's heatmaps_to_keypoints) has its tensor's dtype once lowered. */
+static int default_dtype(oxp_sctx *c, oxp_node *n, int nums) {
+  if (nums < n->ninputs && !oxp_sym_is_none(n, nums)) return 0;
+  bool fl = false;
+  for (int i = 0; i < nums; i++) {
+    const oxp_type *t = oxp_sym_in_type(n, i);
+    int dt = t && t->kind == OXP_T_INT ? OXP_DT_INT64 : t && t->kind == OXP_T_FLOAT ? OXP_DT_FLOAT : 0;
+    /* a constant lowers to int64 or float as its value is written */
+    if (!dt) dt = oxp_sym_dtype(oxp_sym_in(c, n, i));
+    if (!dt) return 0;
+    fl |= oxp_dtype_is_float(dt);
+  }
+  return fl ? OXP_DT_FLOAT : OXP_DT_INT64;
+}
+
 oxp_status oxp_s_arange(oxp_sctx *c, oxp_node *n) {
-  int dt = oxp_sym_need_out_dtype(c, n, 0);
   int nums = n->ninputs - 4;
   if (nums < 1 || nums > 3) {
     nums = 0;
@@ -62,6 +79,9 @@ oxp_status oxp_s_arange(oxp_sctx *c, oxp_node *n) {
         nums++;
     }
   }
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt && !(dt = default_dtype(c, n, nums)) && !(dt = oxp_sym_need_out_dtype(c, n, 0)))
+    return oxp_sym_status(c);
   oxp_value *v = nums == 1   ? arange(c, n, -1, 0, -1, dt)
                  : nums == 2 ? arange(c, n, 0, 1, -1, dt)
                              : arange(c, n, 0, 1, 2, dt);

@@ -16,20 +16,24 @@ typedef struct {
   int k;                         /* spatial dims */
   bool by_size;                  /* sizes (else scales) */
   int64_t size[OXP_NN_MAXD];
+  oxp_value *rt_size;            /* the sizes, when known only at run time */
   double scale[OXP_NN_MAXD];
 } rs_spec;
 
-/* [1, 1, s...] or [N, C, out...]: constants, or N and C read at run time. */
+/* [N, C, out...]: constants, or N and C, or the sizes (the FPN's
+ * interpolate(x, size=y.shape[-2:])), read at run time. */
 static oxp_value *full_sizes(oxp_sctx *c, oxp_value *x, const rs_spec *s) {
   int64_t v[OXP_NN_MAXD + 2];
   v[0] = oxp_nn_dim(x, 0);
   v[1] = oxp_nn_dim(x, 1);
   for (int j = 0; j < s->k; j++) v[2 + j] = s->size[j];
-  if (v[0] >= 0 && v[1] >= 0) return oxp_sym_const_i64s(c, v, s->k + 2);
+  if (v[0] >= 0 && v[1] >= 0 && !s->rt_size) return oxp_sym_const_i64s(c, v, s->k + 2);
   static const int64_t zero = 0, two = 2;
-  oxp_value *parts[2] = {oxp_sym_slice(c, oxp_sym_op1(c, "Shape", x), &zero,
-                                       &zero, &two, NULL, 1),
-                         oxp_sym_const_i64s(c, v + 2, s->k)};
+  oxp_value *parts[2] = {v[0] >= 0 && v[1] >= 0
+                             ? oxp_sym_const_i64s(c, v, 2)
+                             : oxp_sym_slice(c, oxp_sym_op1(c, "Shape", x), &zero,
+                                             &zero, &two, NULL, 1),
+                         s->rt_size ? s->rt_size : oxp_sym_const_i64s(c, v + 2, s->k)};
   if (!parts[0] || !parts[1]) return NULL;
   oxp_node *k = oxp_sym_op(c, "Concat", parts, 2, 1);
   if (!k) return NULL;
@@ -50,6 +54,13 @@ static oxp_value *resize_old(oxp_sctx *c, oxp_value *x, rs_spec *s) {
     oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
                  "%s: this interpolation mode is not supported at opset %d "
                  "(supported from opset 11)", "upsample", oxp_sym_opset(c));
+    return NULL;
+  }
+  if (s->rt_size) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                 "upsample to a size known only at run time is not supported "
+                 "at opset %d (supported from opset 11: %s takes only scales)",
+                 oxp_sym_opset(c), oxp_sym_opset(c) < 10 ? "Upsample" : "Resize-10");
     return NULL;
   }
   if (s->by_size)
@@ -99,11 +110,39 @@ static oxp_value *resize(oxp_sctx *c, oxp_value *x, rs_spec *s) {
     oxp_attr_set_s(k, "coordinate_transformation_mode", "half_pixel");
     oxp_attr_set_s(k, "nearest_mode", "round_prefer_ceil");
   } else {
+    /* Not pytorch_half_pixel: that samples an output of length 1 at 0,
+     * where torch's kernels (and half_pixel) sample the middle; the two
+     * agree everywhere else (Keypoint R-CNN resizes heatmaps of thin
+     * boxes to width 1). */
     oxp_attr_set_s(k, "coordinate_transformation_mode",
-                   s->align ? "align_corners" : "pytorch_half_pixel");
+                   s->align ? "align_corners" : "half_pixel");
     if (s->mode == RS_CUBIC) oxp_attr_set_f(k, "cubic_coeff_a", -0.75);
   }
   return k->outputs[0];
+}
+
+/* The output sizes, input i: one int or k, constants or known only at
+ * run time. */
+static bool read_sizes(oxp_sctx *c, oxp_node *n, int i, rs_spec *s) {
+  oxp_ilist l;
+  s->by_size = true;
+  if (!oxp_sym_ilist(c, n, i, &l)) return false;
+  if (l.n >= 0 && l.n != 1 && l.n != s->k) {
+    oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: argument %d has %d values for %d dims",
+                 n->kind, i, l.n, s->k);
+    return false;
+  }
+  if (l.known) {
+    for (int j = 0; j < s->k; j++) s->size[j] = l.v[l.n == 1 ? 0 : j];
+    return true;
+  }
+  s->rt_size = l.t;
+  if (l.n == 1 && s->k > 1) {
+    /* one size for every spatial dim */
+    int64_t reps = s->k;
+    s->rt_size = oxp_sym_op2(c, "Tile", l.t, oxp_sym_const_i64s(c, &reps, 1));
+  }
+  return s->rt_size != NULL;
 }
 
 static rs_mode name_mode(const oxp_node *n) {
@@ -148,10 +187,9 @@ oxp_status oxp_s_upsample(oxp_sctx *c, oxp_node *n) {
     }
   }
   if (!have_scales) {
-    s.by_size = true;
-    if (!oxp_nn_spatial(c, n, 1, s.k, -1, s.size)) return oxp_sym_status(c);
-    if (s.size[0] < 0) return oxp_sym_fail(c, OXP_ERR_GRAPH,
-                                           "%s: neither sizes nor scales", n->kind);
+    if (oxp_sym_is_none(n, 1)) return oxp_sym_fail(c, OXP_ERR_GRAPH,
+                                                   "%s: neither sizes nor scales", n->kind);
+    if (!read_sizes(c, n, 1, &s)) return oxp_sym_status(c);
   }
   return oxp_sym_set_out(c, n, 0, resize(c, x, &s));
 }
@@ -181,8 +219,7 @@ oxp_status oxp_s_interpolate(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_status(c);
   if (aa) return oxp_sym_unsupported(c, "__interpolate with antialias");
   if (!oxp_sym_is_none(n, 1)) {
-    s.by_size = true;
-    if (!oxp_nn_spatial(c, n, 1, s.k, -1, s.size)) return oxp_sym_status(c);
+    if (!read_sizes(c, n, 1, &s)) return oxp_sym_status(c);
   } else {
     double *f;
     int cnt;

@@ -99,8 +99,9 @@ oxp_status oxp_s_prim_min(oxp_sctx *c, oxp_node *n) { return prim_maxmin(c, n, f
 
 /* where(cond, a, b). The one-argument form is nonzero(as_tuple=True). */
 oxp_status oxp_s_where(oxp_sctx *c, oxp_node *n) {
-  if (n->ninputs < 3)
-    return oxp_sym_unsupported(c, "where(condition) (use nonzero)");
+  /* where(condition) is nonzero(condition, as_tuple=True) */
+  if (n->ninputs == 1) return oxp_s_nonzero_numpy(c, n);
+  if (n->ninputs < 3) return oxp_sym_unsupported(c, "where with two arguments");
   int dt = oxp_sym_out_dtype(n, 0, 0);
   if (!dt) dt = oxp_m_result_dtype(c, n, 1, 2);
   oxp_value *k = oxp_sym_in_as(c, n, 0, OXP_DT_BOOL), *a, *b;

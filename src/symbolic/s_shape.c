@@ -67,17 +67,15 @@ oxp_status oxp_s_flatten(oxp_sctx *c, oxp_node *n) {
 }
 
 /* reshape / view(x, shape): the shape list may mix constants and sizes
- * read at run time; sym_in builds it as one int64 tensor. */
+ * read at run time (sym_ilist.c builds it as one int64 tensor). */
 oxp_status oxp_s_reshape(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
-  oxp_value *s = x ? oxp_sym_in_as(c, n, 1, OXP_DT_INT64) : NULL;
-  oxp_value *y = oxp_sym_op2(c, "Reshape", x, s);
+  oxp_ilist l;
+  if (!x || !oxp_sym_ilist(c, n, 1, &l)) return oxp_sym_status(c);
+  oxp_value *y = oxp_sym_op2(c, "Reshape", x, oxp_sym_ilist_tensor(c, &l));
   /* Scripted IR types the result as a bare `Tensor`: keep x's dtype (and
-   * the rank a constant shape gives) for the ops that read it. */
-  int64_t *dims;
-  int k;
-  if (y && oxp_sym_dtype(x))
-    oxp_sym_set_type(c, y, oxp_sym_dtype(x), oxp_sym_ints(c, n, 1, &dims, &k) ? k : -1, NULL);
+   * the rank the shape's length gives) for the ops that read it. */
+  if (y && oxp_sym_dtype(x)) oxp_sym_set_type(c, y, oxp_sym_dtype(x), l.n, NULL);
   return oxp_sym_set_out(c, n, 0, y);
 }
 

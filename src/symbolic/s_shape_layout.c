@@ -14,35 +14,40 @@ static oxp_value *lift_rank(oxp_sctx *c, oxp_value *x, int r) {
   return oxp_sym_unsqueeze(c, x, axes, r - xr);
 }
 
-/* repeat(x, reps): Tile, after lifting x to len(reps) dims. */
+/* repeat(x, reps) / tile(x, reps): Tile, after lifting x to len(reps)
+ * dims; tile pads short repeats with leading ones. The repeats may be
+ * computed from shapes: their count is what must be known. */
 oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
-  int64_t *reps;
-  int k;
-  if (!x) return oxp_sym_status(c);
+  oxp_ilist l;
+  if (!x || !oxp_sym_ilist(c, n, 1, &l) ||
+      !oxp_sym_ilist_count(c, n, 1, &l, "the rank of the result depends on it"))
+    return oxp_sym_status(c);
   bool tile = oxp_kind_is(n, "aten::tile");
-  if (!oxp_sym_ints(c, n, 1, &reps, &k)) {
-    if (tile) return oxp_sym_unsupported(c, "tile with runtime repeats");
-    oxp_value *rv = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
-    int64_t len = oxp_sx_dim(rv, 0);
-    if (len < 0) return oxp_sym_unsupported(c, "repeat with repeats of unknown length");
-    return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", lift_rank(c, x, (int)len), rv));
-  }
-  int r = oxp_sym_rank(x);
-  if (r < 0) return oxp_sym_unsupported(c, "repeat of a tensor of unknown rank");
+  int r = oxp_sym_rank(x), k = l.n;
+  if (r < 0)
+    return oxp_sym_unsupported(c, "repeat of a tensor of unknown rank");
   if (r > OXP_SX_MAXRANK || k > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "repeat beyond 16 dims");
-  int64_t full[OXP_SX_MAXRANK];
-  int m = k;
-  if (tile && k < r) {
-    /* tile pads the repeats with leading ones. */
-    for (int i = 0; i < r - k; i++) full[i] = 1;
-    for (int i = 0; i < k; i++) full[r - k + i] = reps[i];
-    m = r;
+  int m = tile && k < r ? r : k;
+  oxp_value *reps;
+  if (l.known) {
+    int64_t full[OXP_SX_MAXRANK];
+    for (int i = 0; i < m - k; i++) full[i] = 1;
+    for (int i = 0; i < k; i++) full[m - k + i] = l.v[i];
+    reps = oxp_sym_const_i64s(c, full, m);
+  } else if (m > k) {
+    int64_t ones[OXP_SX_MAXRANK];
+    for (int i = 0; i < m - k; i++) ones[i] = 1;
+    oxp_value *parts[2] = {oxp_sym_const_i64s(c, ones, m - k), l.t};
+    oxp_node *cat = parts[0] ? oxp_sym_op(c, "Concat", parts, 2, 1) : NULL;
+    if (!cat) return oxp_sym_status(c);
+    oxp_attr_set_i(cat, "axis", 0);
+    reps = cat->outputs[0];
   } else {
-    for (int i = 0; i < k; i++) full[i] = reps[i];
+    reps = l.t;
   }
   x = lift_rank(c, x, m);
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", x, oxp_sym_const_i64s(c, full, m)));
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", x, reps));
 }
 
 /* y reshaped to x's shape with dim axis merged (-1). */

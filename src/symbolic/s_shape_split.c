@@ -3,6 +3,7 @@
  * The list is bound as a pack, which prim::ListUnpack then reads. */
 #include <limits.h>
 
+#include "s_control.h" /* a split known only at run time may stay a list */
 #include "s_shape_util.h"
 
 /* Each piece is a node output (unbind: a Gather each); counts come from
@@ -56,21 +57,70 @@ static oxp_status even_split(oxp_sctx *c, oxp_node *n, oxp_value *x,
   return emit_pieces(c, n, x, axis, sizes, k, d < 0);
 }
 
-/* split(x, split_size_or_sizes, dim) and split_with_sizes(x, sizes, dim). */
+/* Pieces of x along axis by split (1-D sizes, or a 0-d size: even pieces,
+ * the last shorter) known only at run time: Split with the sizes as an
+ * input from opset 13 when their count is known, else SplitToSequence
+ * (11+), whose pieces the unpack reads, or which stays a list. */
+static oxp_status runtime_pieces(oxp_sctx *c, oxp_node *n, oxp_value *x,
+                                 int64_t axis, oxp_value *split, int k) {
+  if (oxp_sym_opset(c) < 11)
+    return oxp_sym_runtime_arg(c, n, 1, "ONNX Split takes the sizes as an "
+                               "attribute before opset 13 (SplitToSequence "
+                               "from 11 takes them at run time)");
+  int r = oxp_sym_rank(x);
+  int64_t d[OXP_SX_MAXRANK];
+  for (int j = 0; j < r && r <= OXP_SX_MAXRANK; j++) d[j] = j == axis ? -1 : x->type->dims[j];
+  int unpack = oxp_sx_list_len(n, 0);
+  oxp_value **outs = NULL;
+  if (unpack >= 0 && k >= 0 && unpack != k)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: %d sizes unpacked into %d pieces",
+                        n->kind, k, unpack);
+  if (k < 0) k = unpack;
+  if (k > MAX_PIECES) return oxp_sym_unsupported(c, "splitting into more than 65536 pieces");
+  if (k >= 0 && !(outs = oxp_alloc(oxp_sym_arena(c), sizeof *outs * (size_t)(k + 1))))
+    return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+  if (oxp_sym_opset(c) >= 13 && k >= 0 && oxp_sym_rank(split) == 1) {
+    oxp_node *sp = oxp_sym_op(c, "Split", (oxp_value *[]){x, split}, 2, k);
+    if (!sp) return oxp_sym_status(c);
+    oxp_attr_set_i(sp, "axis", axis);
+    for (int i = 0; i < k; i++) outs[i] = sp->outputs[i];
+  } else {
+    oxp_node *sp = oxp_sym_op(c, "SplitToSequence", (oxp_value *[]){x, split}, 2, 1);
+    if (!sp) return oxp_sym_status(c);
+    oxp_attr_set_i(sp, "axis", axis);
+    oxp_value *seq = sp->outputs[0];
+    seq->type = oxp_type_new(oxp_sym_arena(c), OXP_T_SEQUENCE);
+    if (seq->type) seq->type->elem = oxp_type_tensor(oxp_sym_arena(c), oxp_sym_dtype(x), r, NULL);
+    if (k < 0) {
+      oxp_seq_rebind(c, n->outputs[0], seq);
+      return OXP_OK;
+    }
+    for (int i = 0; i < k; i++)
+      outs[i] = oxp_sym_op2(c, "SequenceAt", seq, oxp_sym_const_i64(c, i));
+  }
+  for (int i = 0; i < k && r >= 0 && r <= OXP_SX_MAXRANK; i++)
+    oxp_sym_set_type(c, outs[i], oxp_sym_dtype(x), r, d);
+  return oxp_sx_set_list(c, n, 0, outs, k);
+}
+
+/* split(x, split_size_or_sizes, dim) and split_with_sizes(x, sizes, dim):
+ * sizes may be computed from shapes (RAFT splits by x.size(1) // 2). */
 oxp_status oxp_s_split(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
-  int64_t axis = 0, *sizes;
-  int k;
+  int64_t axis = 0;
   if (!x) return oxp_sym_status(c);
   if (n->ninputs > 2 && !oxp_sx_axis_arg(c, n, 2, oxp_sym_rank(x), &axis)) return oxp_sym_status(c);
   const oxp_type *t = oxp_sym_in_type(n, 1);
   int64_t s;
   if (t && t->kind == OXP_T_INT) {
-    if (!oxp_sym_need_int(c, n, 1, &s)) return oxp_sym_status(c);
-    return even_split(c, n, x, axis, s);
+    if (oxp_sym_int(n, 1, &s)) return even_split(c, n, x, axis, s);
+    oxp_value *sz = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
+    return sz ? runtime_pieces(c, n, x, axis, sz, -1) : oxp_sym_status(c);
   }
-  if (!oxp_sym_need_ints(c, n, 1, &sizes, &k)) return oxp_sym_status(c);
-  return emit_pieces(c, n, x, axis, sizes, k, false);
+  oxp_ilist l;
+  if (!oxp_sym_ilist(c, n, 1, &l)) return oxp_sym_status(c);
+  if (l.known) return emit_pieces(c, n, x, axis, l.v, l.n, false);
+  return runtime_pieces(c, n, x, axis, l.t, l.n);
 }
 
 /* chunk(x, chunks, dim): pieces of ceil(d / chunks). */

@@ -80,17 +80,18 @@ oxp_status oxp_s_movedim(oxp_sctx *c, oxp_node *n) {
 oxp_status oxp_s_expand(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x) return oxp_sym_status(c);
-  int64_t *size;
-  int k;
+  oxp_ilist l;
   oxp_value *s;
-  if (oxp_sym_ints(c, n, 1, &size, &k)) {
-    for (int i = 0; i < k; i++)
-      if (size[i] == -1) size[i] = 1;
-    s = oxp_sym_const_i64s(c, size, k);
+  if (!oxp_sym_ilist(c, n, 1, &l)) return oxp_sym_status(c);
+  if (l.known) {
+    int64_t *size = oxp_alloc(oxp_sym_arena(c), sizeof *size * (size_t)(l.n + 1));
+    if (!size) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < l.n; i++) size[i] = l.v[i] == -1 ? 1 : l.v[i];
+    s = oxp_sym_const_i64s(c, size, l.n);
   } else {
-    oxp_value *v = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
-    oxp_value *neg = oxp_sym_op2(c, "Equal", v, oxp_sym_const_i64(c, -1));
-    s = oxp_sym_op3(c, "Where", neg, oxp_sym_const_i64(c, 1), v);
+    /* -1 keeps the dim, as 1 does; sizes are not negative; other
+     * negatives are torch's error: so Abs is exact */
+    s = oxp_sym_op1(c, "Abs", l.t);
   }
   return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Expand", x, s));
 }

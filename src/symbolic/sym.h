@@ -34,6 +34,10 @@ extern const int oxp_sym_ntables;
  * op exists at all, or 0 if never. */
 oxp_symbolic_fn oxp_sym_lookup(const char *op, int opset, int *first_opset);
 
+/* Why op, known to have no symbolic, is refused (unsupported.def), or
+ * NULL. */
+const char *oxp_sym_why_not(const char *op);
+
 /* Custom symbolics registered at run time (custom.c). One registered for
  * op at opset v applies to every target opset >= v, and wins over the
  * built-in tables. The registry is read-mostly: lookups take a read lock,
@@ -92,6 +96,35 @@ oxp_value *oxp_sym_in_as(oxp_sctx *c, oxp_node *n, int i, int dtype);
 /* Elements of a Tensor[] input (a prim::ListConstruct): lowered values. */
 bool oxp_sym_in_list(oxp_sctx *c, oxp_node *n, int i, oxp_value ***vals,
                      int *cnt);
+
+/* An int-list argument that ONNX takes as an input tensor (sizes, pads,
+ * shapes, repeats, bounds), which may be known only at run time
+ * (sym_ilist.c): a prim::ListConstruct of sizes and arithmetic on them, a
+ * list out of an If or Loop, a tensor. Elements that shape inference
+ * proves static (no dynamic axis reaches them) read as constants. */
+#define OXP_ILIST_RUNTIME INT64_MIN
+typedef struct {
+  int n;           /* element count; -1 when only run time knows it */
+  int64_t *v;      /* n elements, OXP_ILIST_RUNTIME where run-time */
+  bool known;      /* every element is known: v is the list */
+  oxp_value *t;    /* the list as a 1-D int64 tensor (NULL when known) */
+} oxp_ilist;
+/* Reads input i; false after a diagnostic. */
+bool oxp_sym_ilist(oxp_sctx *c, oxp_node *n, int i, oxp_ilist *l);
+/* The list as a 1-D int64 tensor: a constant when known. */
+oxp_value *oxp_sym_ilist_tensor(oxp_sctx *c, const oxp_ilist *l);
+/* Input i read as an int list and returned as its tensor (NULL after a
+ * diagnostic), for symbolics that need nothing else of it. */
+oxp_value *oxp_sym_in_ilist(oxp_sctx *c, oxp_node *n, int i);
+/* false after the named error when the length is unknown (why: what
+ * needs it, e.g. "Split needs it for its number of outputs"). */
+bool oxp_sym_ilist_count(oxp_sctx *c, oxp_node *n, int i, const oxp_ilist *l,
+                         const char *why);
+/* The named error for argument i known only at run time where ONNX
+ * needs it at export time (why: "ONNX MaxPool takes it as an
+ * attribute"). */
+oxp_status oxp_sym_runtime_arg(oxp_sctx *c, oxp_node *n, int i,
+                               const char *why);
 
 /* Declared type of source input i / output i (may be NULL). */
 const oxp_type *oxp_sym_in_type(oxp_node *n, int i);

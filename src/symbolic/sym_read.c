@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lower_ctx.h"
+#include "../export/internal/passes.h" /* oxp_jit_list_mutated */
 
 oxp_value *oxp_sym_src(oxp_node *n, int i) {
   return i >= 0 && i < n->ninputs ? n->inputs[i] : NULL;
@@ -29,8 +30,11 @@ bool oxp_sym_is_none(oxp_node *n, int i) {
   return k && !k->attrs;
 }
 
+/* A list of constants that nothing changes later: an append in a loop
+ * makes `[]` a list of run-time length, read from its sequence. */
 static bool is_list_of_consts(const oxp_value *v) {
-  if (!v || !v->producer || !oxp_kind_is(v->producer, "prim::ListConstruct"))
+  if (!v || !v->producer || !oxp_kind_is(v->producer, "prim::ListConstruct") ||
+      oxp_jit_list_mutated(v))
     return false;
   for (int i = 0; i < v->producer->ninputs; i++)
     if (!const_attr(v->producer->inputs[i])) return false;
@@ -143,11 +147,22 @@ static const char *arg_name(oxp_node *n, int i) {
   return v && v->name ? v->name : "?";
 }
 
+/* Why a need_ form failed: a value computed by the graph is known only
+ * at run time, where the ONNX form needs it now (an attribute, a count
+ * of outputs); anything else is a constant of the wrong kind. */
+static const char *why_not_const(oxp_node *n, int i) {
+  oxp_value *v = oxp_sym_src(n, i);
+  return v && !const_attr(v) && !is_list_of_consts(v)
+             ? ": it is known only at run time, and ONNX needs it at "
+               "export time here"
+             : "";
+}
+
 bool oxp_sym_need_int(oxp_sctx *c, oxp_node *n, int i, int64_t *out) {
   if (oxp_sym_int(n, i, out)) return true;
   oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-               "%s: argument %d (%%%s) must be a constant int", n->kind, i,
-               arg_name(n, i));
+               "%s: argument %d (%%%s) must be a constant int%s", n->kind, i,
+               arg_name(n, i), why_not_const(n, i));
   return false;
 }
 
@@ -155,8 +170,8 @@ bool oxp_sym_need_ints(oxp_sctx *c, oxp_node *n, int i, int64_t **v,
                        int *cnt) {
   if (oxp_sym_ints(c, n, i, v, cnt)) return true;
   oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-               "%s: argument %d (%%%s) must be a constant int list", n->kind,
-               i, arg_name(n, i));
+               "%s: argument %d (%%%s) must be a constant int list%s", n->kind,
+               i, arg_name(n, i), why_not_const(n, i));
   return false;
 }
 

@@ -93,13 +93,27 @@ function writeSafetensors(file, tensors) {
   fs.renameSync(tmp, file);
 }
 
-async function runJob(job) {
-  const t0 = Date.now();
-  const session = await ort.InferenceSession.create(job.model, {
+// The session of the last job's model: consecutive jobs on one model
+// (a fixture's further input sets) reuse it instead of loading and
+// optimizing the model again, which is most of a big model's time.
+let cached = null;
+
+async function sessionFor(model) {
+  if (cached && cached.model === model) return cached.session;
+  if (cached && cached.session.release) await cached.session.release();
+  cached = null;
+  const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
     logSeverityLevel: 3,
   });
+  cached = { model, session };
+  return session;
+}
+
+async function runJob(job) {
+  const t0 = Date.now();
+  const session = await sessionFor(job.model);
   const given = job.inputs ? readSafetensors(job.inputs) : {};
   const feeds = {};
   const missing = [];
@@ -118,7 +132,6 @@ async function runJob(job) {
     info.push({ name, type: t.type, dims: t.dims.map(Number) });
   });
   writeSafetensors(job.outputs, outs);
-  if (session.release) await session.release();
   const r = { model: job.model, ok: true, outputs: info, ms: Date.now() - t0 };
   if (unused.length) r.unused_inputs = unused;
   return r;

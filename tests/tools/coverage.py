@@ -112,7 +112,18 @@ def main():
             for op in missing:
                 reason = notes.get(op, "not yet mapped")
                 f.write(f"| `{op}` | {', '.join(map(str, ref[op]))} | {reason} |\n")
+            # ops outside torch's registry that onnxexp refuses by name
+            for op in refused_ops():
+                if op not in ref and op not in ours:
+                    f.write(f"| `{op}` | - | {notes.get(op, 'refused by name')} |\n")
     return 0
+
+
+def refused_ops():
+    """The ops src/symbolic/unsupported.def refuses with a named error."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "src", "symbolic", "unsupported.def")
+    with open(path) as f:
+        return sorted(re.findall(r'^OXP_NO\("([^"]+)"', f.read(), re.M))
 
 
 if __name__ == "__main__":

@@ -188,6 +188,36 @@ START_TEST(nll_of_log_softmax_becomes_sce) {
 }
 END_TEST
 
+/* An int list of sizes nests Concats (the list, then the sizes around
+ * it): one axis flattens into one Concat; the inner one stays while
+ * another node reads it; another axis is left alone. */
+START_TEST(nested_concats_flatten) {
+  const int64_t d1[] = {1}, d2[] = {2, 1};
+  oxp_value *a = in_val("a", OXP_DT_INT64, 1, d1, NULL), *b = in_val("b", OXP_DT_INT64, 1, d1, NULL);
+  oxp_value *c = in_val("c", OXP_DT_INT64, 1, d1, NULL);
+  oxp_node *inner = op("Concat", "i", a, b, NULL);
+  oxp_attr_set_i(inner, "axis", 0);
+  oxp_node *outer = op("Concat", "o", c, out0(inner), NULL);
+  oxp_attr_set_i(outer, "axis", 0);
+  oxp_node *other = op("Concat", "p", out0(inner), c, NULL);
+  oxp_attr_set_i(other, "axis", 0);
+  oxp_value *m = in_val("m", OXP_DT_INT64, 2, d2, NULL);
+  oxp_node *i2 = op("Concat", "q", m, m, NULL);
+  oxp_attr_set_i(i2, "axis", 1);
+  oxp_node *o2 = op("Concat", "r", out0(i2), m, NULL);
+  oxp_attr_set_i(o2, "axis", 0);
+  oxp_block_add_output(G->top, out0(outer));
+  oxp_block_add_output(G->top, out0(other));
+  oxp_block_add_output(G->top, out0(o2));
+  oxp_options o = pu_opts();
+  oxp_diag d = {0};
+  ck_assert_int_eq(peep(&o, &d), OXP_OK);
+  ck_assert_str_eq(pu_str(G->top), "Concat(a,b)->i; Concat(c,a,b)->o; Concat(a,b,c)->p; "
+                                   "Concat(m,m)->q; Concat(q,m)->r");
+  ck_assert_int_eq(oxp_attr_get(G->top->outputs[0]->producer, "axis")->i, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("onnx_peephole");
   TCase *t = tcase_create("core");
@@ -201,6 +231,7 @@ int main(void) {
   tcase_add_test(t, dedup_then_cse);
   tcase_add_test(t, dedup_compares_big_tensors_in_full);
   tcase_add_test(t, nll_of_log_softmax_becomes_sce);
+  tcase_add_test(t, nested_concats_flatten);
   suite_add_tcase(s, t);
   return oxp_check_run(s);
 }

@@ -80,6 +80,30 @@ START_TEST(shape_data_propagates_dim_params) {
 }
 END_TEST
 
+/* Arithmetic on shape data by op: Mod, Max and Min were computed as Mul
+ * (their names start with M), so ConstantOfShape(Max([5, 3], [2, 4]))
+ * was typed 10x12. Mod is Python's for ints (the divisor's sign). */
+START_TEST(shape_data_arith_by_op) {
+  const int64_t a[] = {5, 7}, b[] = {2, 4}, nb[] = {-2, 4};
+  struct { const char *op; int64_t fmod; const int64_t *b; const char *want; } cases[] = {
+      {"Max", -1, b, "Float(5, 7)"}, {"Min", -1, b, "Float(2, 4)"},
+      {"Mod", 0, nb, "Float(*, 3)"}, {"Mod", 1, nb, "Float(1, 3)"},
+      {"Mul", -1, b, "Float(10, 28)"}, {"Pow", -1, b, "Float(*, *)"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    pu_teardown();
+    pu_setup();
+    oxp_node *m = op(cases[k].op, "m", const_i64("a", 1, a, 2), const_i64("b", 1, cases[k].b, 2), NULL);
+    if (cases[k].fmod >= 0) oxp_attr_set_i(m, "fmod", cases[k].fmod);
+    oxp_node *c = op("ConstantOfShape", "c", out0(m), NULL, NULL);
+    oxp_options o = pu_opts();
+    oxp_diag d = {0};
+    ck_assert_int_eq(infer(&o, &d), OXP_OK);
+    ck_assert_msg(!strcmp(pu_type(out0(c)), cases[k].want), "%s fmod=%lld: %s, not %s",
+                  cases[k].op, (long long)cases[k].fmod, pu_type(out0(c)), cases[k].want);
+  }
+}
+END_TEST
+
 START_TEST(matmul_batched_and_gemm) {
   const int64_t ad[] = {2, 1, 5, 3}, bd[] = {7, 3, 4}, vd[] = {3};
   oxp_value *a = in_val("a", OXP_DT_FLOAT, 4, ad, NULL);
@@ -196,6 +220,7 @@ int main(void) {
   tcase_add_test(t, squeeze_unsqueeze_slice_cast_overwrite_trace);
   tcase_add_test(t, unknown_op_keeps_traced_type);
   tcase_add_test(t, result_type_follows_torch);
+  tcase_add_test(t, shape_data_arith_by_op);
   suite_add_tcase(s, t);
   return oxp_check_run(s);
 }

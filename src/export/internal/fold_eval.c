@@ -378,7 +378,7 @@ static oxp_tensor *e_shape(ev *e) {
 /* ---- arithmetic ------------------------------------------------------------ */
 
 /* Comparisons and the logical ops (bool only) yield bool: keep them last. */
-typedef enum { ADD, SUB, MUL, DIV, POW, MAX, MIN, EQ, LT, GT, LE, GE, AND, OR, XOR } binop;
+typedef enum { ADD, SUB, MUL, DIV, POW, MAX, MIN, MOD, EQ, LT, GT, LE, GE, AND, OR, XOR } binop;
 
 static oxp_tensor *e_binary(ev *e, binop op) {
   oxp_tensor *a = IN(e, 0), *b = IN(e, 1);
@@ -410,6 +410,7 @@ static oxp_tensor *e_binary(ev *e, binop op) {
       case POW: v = pow(x, y); break;
       case MAX: v = x > y || isnan(x) ? x : y; break;
       case MIN: v = x < y || isnan(x) ? x : y; break;
+      case MOD: return NULL; /* float Mod: not needed for shapes */
       case EQ: v = x == y; break;
       case LT: v = x < y; break;
       case GT: v = x > y; break;
@@ -431,6 +432,13 @@ static oxp_tensor *e_binary(ev *e, binop op) {
       case POW: return NULL;
       case MAX: v = x > y ? x : y; break;
       case MIN: v = x < y ? x : y; break;
+      case MOD:
+        /* shape arithmetic (pad to a multiple): fmod=0 takes the
+         * divisor's sign, as Python's %, fmod=1 the dividend's */
+        if (y == 0 || (x == INT64_MIN && y == -1)) return NULL;
+        v = x % y;
+        if (!attr_i(e->n, "fmod", 0) && v != 0 && (v < 0) != (y < 0)) v += y;
+        break;
       case EQ: v = x == y; break;
       case LT: v = x < y; break;
       case GT: v = x > y; break;
@@ -572,7 +580,7 @@ oxp_status oxp_fold_eval(oxp_pass *p, oxp_node *n, oxp_tensor **in,
   if (!op || n->noutputs != 1 || n->ninputs == 0 || !in[0]) return OXP_OK;
   static const struct { const char *op; int code; } bin[] = {
       {"Add", ADD}, {"Sub", SUB}, {"Mul", MUL}, {"Div", DIV}, {"Pow", POW},
-      {"Max", MAX}, {"Min", MIN}, {"Equal", EQ}, {"Less", LT},
+      {"Max", MAX}, {"Min", MIN}, {"Mod", MOD}, {"Equal", EQ}, {"Less", LT},
       {"Greater", GT}, {"LessOrEqual", LE}, {"GreaterOrEqual", GE},
       {"And", AND}, {"Or", OR}, {"Xor", XOR}};
   static const struct { const char *op; int code; } un[] = {

@@ -291,6 +291,40 @@ static bool peep_nll(oxp_pass *p, oxp_node *n) {
   return true;
 }
 
+/* ---- lists ----------------------------------------------------------------- */
+
+/* Concat(a, Concat(b, c)) on one axis is Concat(a, b, c): int lists
+ * built from sizes nest so (a list and the sizes around it). The inner
+ * node stays while something else reads it. */
+static bool peep_concat(oxp_pass *p, oxp_node *n) {
+  const oxp_attr *ax = oxp_attr_get(n, "axis");
+  bool nested = false;
+  for (int i = 0; i < n->ninputs && ax; i++) {
+    oxp_node *in = n->inputs[i] ? n->inputs[i]->producer : NULL;
+    const oxp_attr *ia = is(in, "Concat") ? oxp_attr_get(in, "axis") : NULL;
+    nested |= ia && ia->i == ax->i && in->owner == n->owner;
+  }
+  if (!nested) return false;
+  oxp_node *k = oxp_node_new(p->g, n->kind, 1);
+  if (!k) return false;
+  for (int i = 0; i < n->ninputs; i++) {
+    oxp_node *in = n->inputs[i] ? n->inputs[i]->producer : NULL;
+    const oxp_attr *ia = is(in, "Concat") ? oxp_attr_get(in, "axis") : NULL;
+    bool flat = ia && ia->i == ax->i && in->owner == n->owner;
+    for (int j = 0; j < (flat ? in->ninputs : 1); j++)
+      if (!oxp_node_add_input(k, flat ? in->inputs[j] : n->inputs[i])) return false;
+  }
+  oxp_attr_set_i(k, "axis", ax->i);
+  k->loc = n->loc;
+  k->scope = n->scope;
+  k->source = n->source;
+  oxp_node_insert_before(n, k);
+  oxp_value *out = n->outputs[0];
+  oxp_node_destroy(n);
+  take_output(k, 0, out);
+  return true;
+}
+
 /* ---- driver ------------------------------------------------------------------ */
 
 /* Out of line: the rewrites' locals would otherwise sit in every frame
@@ -309,6 +343,7 @@ static OXP_OUT_OF_LINE oxp_status peep_node(oxp_pass *p, oxp_node *n) {
   } else if (strcmp(op, "Add") == 0) peep_add(p, n);
   else if (strcmp(op, "MatMul") == 0) peep_matmul(p, n);
   else if (strcmp(op, "NegativeLogLikelihoodLoss") == 0) peep_nll(p, n);
+  else if (strcmp(op, "Concat") == 0) peep_concat(p, n);
   else if (strcmp(op, "BatchNormalization") == 0) {
     bool done;
     return peep_bn(p, n, &done);

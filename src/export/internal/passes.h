@@ -160,6 +160,13 @@ oxp_si_live *oxp_si_live_open(oxp_graph *g, const oxp_options *o);
 /* Types n's outputs, first typing any untyped input made by a node not
  * yet inferred. Marks n OXP_NODE_INFERRED. */
 void oxp_si_live_node(oxp_si_live *l, oxp_node *n);
+/* What inference knows of the elements of a small int tensor v made
+ * while lowering (as oxp_si_ints: the count, -1 when nothing; a name or
+ * OXP_SYM_UNKNOWN where only run time knows). v's producer is typed
+ * first. Lets a symbolic use a list built from sizes as the constant it
+ * is when every size is static. */
+int oxp_si_live_ints(oxp_si_live *l, const oxp_value *v, int64_t *vals,
+                     const char **p);
 
 /* Per-op rules (shape_rules.c). A rule reads inputs through the context
  * and fills out[0..noutputs-1]; shapes of unknown rank mean "no idea". */

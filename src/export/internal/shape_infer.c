@@ -214,3 +214,30 @@ void oxp_si_live_node(oxp_si_live *l, oxp_node *n) {
   }
   if (infer_node(&l->c, n)) oxp_diag_clear(&l->scratch);
 }
+
+/* Infers n after every input made by a node not yet inferred. Those are
+ * nodes of the symbolic being lowered (the driver infers each finished
+ * symbolic's nodes): typed ones too, since their symbolic data is what is
+ * asked for. depth bounds the stack; beyond it data is merely missing. */
+static void live_chain(oxp_si_live *l, oxp_node *n, int depth) {
+  if (n->flags & OXP_NODE_INFERRED) return;
+  for (int i = 0; i < n->ninputs && depth < 64; i++) {
+    oxp_value *v = n->inputs[i];
+    if (v && v->producer) live_chain(l, v->producer, depth + 1);
+  }
+  oxp_si_live_node(l, n);
+}
+
+int oxp_si_live_ints(oxp_si_live *l, const oxp_value *v, int64_t *vals,
+                     const char **p) {
+  if (!v) return -1;
+  if (v->producer) live_chain(l, v->producer, 0);
+  symdata tmp, *s = v->id < l->c.ndata ? l->c.data[v->id] : NULL;
+  if (!s && const_data(&l->c, v, &tmp)) s = &tmp;
+  if (!s) return -1;
+  for (int k = 0; k < s->n; k++) {
+    vals[k] = s->v[k];
+    p[k] = s->p[k];
+  }
+  return s->n;
+}

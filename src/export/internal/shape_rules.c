@@ -2,6 +2,8 @@
  * shape_infer.c drives. A rule never fails for lack of knowledge (it
  * leaves dims or the rank unknown); it fails only on a real error, such
  * as shapes that cannot broadcast. */
+#include <string.h>
+
 #include "shape_rules.h"
 
 /* ---- elementwise --------------------------------------------------------- */
@@ -14,6 +16,21 @@ oxp_status oxp_r_same(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   bool r0;
   int k = oxp_si_ints(c, n, 0, v, p, &r0);
   if (k >= 0 && oxp_kind_is(n, "onnx::Identity")) oxp_si_set_data(c, n, 0, k, v, p, r0);
+  return OXP_OK;
+}
+
+/* Abs keeps shape data: expand's target shape is Abs(list) (-1 keeps a
+ * dim as 1 does), and a named dim, a size, is its own Abs. */
+static oxp_status r_abs(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+  IN(0, &out[0]);
+  int64_t v[MAXR];
+  const char *p[MAXR];
+  bool r0;
+  int k = oxp_si_ints(c, n, 0, v, p, &r0);
+  if (k < 0 || !oxp_dtype_is_int(out[0].dtype)) return OXP_OK;
+  for (int i = 0; i < k; i++)
+    if (!p[i] && v[i] != OXP_SYM_UNKNOWN && v[i] < 0) v[i] = -v[i];
+  oxp_si_set_data(c, n, 0, k, v, p, r0);
   return OXP_OK;
 }
 
@@ -61,16 +78,24 @@ static void arith_data(oxp_sictx *c, oxp_node *n) {
     if (kx && ky) {
       /* Sizes from the IR can be any int64: an overflow stays unknown. */
       int64_t v;
-      bool over = true;
-      if (op[0] == 'A') over = __builtin_add_overflow(x, y, &v);
-      else if (op[0] == 'S') over = __builtin_sub_overflow(x, y, &v);
-      else if (op[0] == 'M') over = __builtin_mul_overflow(x, y, &v);
-      else if (y != 0 && !(y == -1 && x == INT64_MIN)) over = false, v = x / y;
+      bool over = true, div_ok = y != 0 && !(y == -1 && x == INT64_MIN);
+      if (!strcmp(op, "Add")) over = __builtin_add_overflow(x, y, &v);
+      else if (!strcmp(op, "Sub")) over = __builtin_sub_overflow(x, y, &v);
+      else if (!strcmp(op, "Mul")) over = __builtin_mul_overflow(x, y, &v);
+      else if (!strcmp(op, "Div") && div_ok) over = false, v = x / y;
+      else if (!strcmp(op, "Max")) over = false, v = x > y ? x : y;
+      else if (!strcmp(op, "Min")) over = false, v = x < y ? x : y;
+      else if (!strcmp(op, "Mod") && div_ok) {
+        /* fmod=0 (ints): the result takes the divisor's sign, as in
+         * Python; fmod=1: the dividend's, as C's %. */
+        over = false, v = x % y;
+        if (!attr_i(n, "fmod", 0) && v != 0 && (v < 0) != (y < 0)) v += y;
+      }
       if (!over) r[i] = v;
-    } else if (op[0] == 'M' && ky && y == 1) r[i] = x, pr[i] = px;
-    else if (op[0] == 'M' && kx && x == 1) r[i] = y, pr[i] = py;
-    else if ((op[0] == 'A' || op[0] == 'S') && ky && y == 0) r[i] = x, pr[i] = px;
-    else if (op[0] == 'D' && ky && y == 1) r[i] = x, pr[i] = px;
+    } else if (!strcmp(op, "Mul") && ky && y == 1) r[i] = x, pr[i] = px;
+    else if (!strcmp(op, "Mul") && kx && x == 1) r[i] = y, pr[i] = py;
+    else if ((!strcmp(op, "Add") || !strcmp(op, "Sub")) && ky && y == 0) r[i] = x, pr[i] = px;
+    else if (!strcmp(op, "Div") && ky && y == 1) r[i] = x, pr[i] = px;
   }
   oxp_si_set_data(c, n, 0, k, r, pr, a0 && b0);
 }
@@ -820,7 +845,7 @@ const oxp_shape_rule_entry oxp_shape_rules[] = {
     /* same shape and dtype as input 0 */
     {"Identity", oxp_r_same}, {"Relu", oxp_r_same}, {"Sigmoid", oxp_r_same},
     {"Tanh", oxp_r_same}, {"Erf", oxp_r_same}, {"Neg", oxp_r_same}, {"Sqrt", oxp_r_same},
-    {"Abs", oxp_r_same}, {"Exp", oxp_r_same}, {"Log", oxp_r_same}, {"Floor", oxp_r_same},
+    {"Abs", r_abs}, {"Exp", oxp_r_same}, {"Log", oxp_r_same}, {"Floor", oxp_r_same},
     {"Ceil", oxp_r_same}, {"Round", oxp_r_same}, {"Sign", oxp_r_same},
     {"Reciprocal", oxp_r_same}, {"Softplus", oxp_r_same}, {"LeakyRelu", oxp_r_same},
     {"Elu", oxp_r_same}, {"Selu", oxp_r_same}, {"Celu", oxp_r_same},

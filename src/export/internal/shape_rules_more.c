@@ -16,15 +16,24 @@ static oxp_status r_split(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   IN(0, &x);
   int64_t axis = attr_i(n, "axis", 0), sizes[MAXR];
+  const char *names[MAXR] = {0};
   int k = attr_ints(n, "split", sizes);
-  if (k < 0) k = input_ints(c, n, 1, sizes);
+  /* sizes from an input may be known only at run time (then not even
+   * parts), or be dims of a dynamic axis (then named) */
+  bool given = k >= 0 || (n->ninputs > 1 && n->inputs[1]);
+  if (k < 0 && given) k = oxp_si_ints(c, n, 1, sizes, names, NULL);
   for (int i = 0; i < n->noutputs; i++) out[i] = x;
   if (x.rank < 0 || !norm_axis(&axis, x.rank)) return OXP_OK;
   int64_t d = x.p[axis] ? -1 : x.d[axis], parts = n->noutputs;
   for (int i = 0; i < n->noutputs; i++) {
     int64_t len = -1;
-    if (k == n->noutputs) len = sizes[i];
-    else if (d >= 0 && parts > 0) {
+    if (k == n->noutputs) {
+      if (names[i]) {
+        set_dim(&out[i], (int)axis, -1, names[i]);
+        continue;
+      }
+      len = sizes[i] == OXP_SYM_UNKNOWN ? -1 : sizes[i];
+    } else if (!given && d >= 0 && parts > 0) {
       /* num_outputs (18) rounds the part size up; the last takes the rest */
       int64_t part = (d + parts - 1) / parts;
       len = i < parts - 1 ? part : d - part * (parts - 1);
@@ -114,9 +123,14 @@ static oxp_status r_resize(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   int r = out[0].rank;
   if (r < 0) return OXP_OK;
   int64_t sizes[MAXR];
+  const char *names[MAXR];
   bool up = oxp_kind_is(n, "onnx::Upsample");
-  if (!up && n->ninputs > 3 && n->inputs[3] && input_ints(c, n, 3, sizes) == r) {
-    for (int i = 0; i < r; i++) set_dim(&out[0], i, sizes[i], NULL);
+  if (!up && n->ninputs > 3 && n->inputs[3]) {
+    /* sizes, maybe dims of dynamic axes (the FPN's size=y.shape[-2:]) */
+    bool all = oxp_si_ints(c, n, 3, sizes, names, NULL) == r;
+    for (int i = 0; i < r; i++)
+      set_dim(&out[0], i, all && !names[i] && sizes[i] != OXP_SYM_UNKNOWN ? sizes[i] : -1,
+              all ? names[i] : NULL);
     return OXP_OK;
   }
   /* scales: input 1 of Upsample and Resize-10, input 2 from Resize-11 */
