@@ -1,6 +1,8 @@
 /* s_shape_view.c: layout ops that only rearrange or broadcast (reshape_as,
  * movedim, expand, broadcast_tensors, stack, as_strided of dense storage),
  * and shape queries (dim, numel, _shape_as_tensor). */
+#include <string.h>
+
 #include "s_shape_util.h"
 
 /* reshape_as / view_as(x, other) = Reshape(x, Shape(other)). */
@@ -9,6 +11,11 @@
 oxp_status oxp_s_reshape_as(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   oxp_value *o = x ? oxp_sym_in(c, n, 1) : NULL;
+  int64_t dx[OXP_SX_MAXRANK], dov[OXP_SX_MAXRANK];
+  int rx, ro;
+  if (o && oxp_sx_dims(x, dx, &rx) && oxp_sx_dims(o, dov, &ro) && rx == ro &&
+      memcmp(dx, dov, sizeof *dx * (size_t)rx) == 0)
+    return oxp_sym_set_out(c, n, 0, x); /* already that shape */
   oxp_value *s = o ? oxp_sx_shape(c, o) : NULL;
   oxp_node *k = s ? oxp_sym_op(c, "Reshape", (oxp_value *[]){x, s}, 2, 1) : NULL;
   if (!k) return oxp_sym_status(c);
