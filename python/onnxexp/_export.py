@@ -172,8 +172,12 @@ class _Call:
         self.warnings = []
         self.o = opts.c_struct(self.keep)
         self.weights = _lib.Weights()
-        for name, t in captured.tensors:
-            self.weights.add(name, _capture.DTYPES[t.dtype], list(t.shape), t.data_ptr(), _capture.nbytes(t))
+        try:
+            for name, t in captured.tensors:
+                self.weights.add(name, _capture.DTYPES[t.dtype], list(t.shape), t.data_ptr(), _capture.nbytes(t))
+        except BaseException:
+            self.weights.close()
+            raise
         self.o.weights = self.weights.p
         self.o.warning = _lib.WARNING_FN(lambda user, msg: self.warnings.append(msg.decode("utf-8", "replace")))
         self.keep.append(self.o.warning)

@@ -146,7 +146,7 @@ def first_difference(a, b):
 
 
 class Fixture:
-    def __init__(self, name, fdir, meta, work):
+    def __init__(self, name, fdir, meta):
         self.name, self.fdir, self.meta = name, fdir, meta
         self.spec = gen_fixtures.FIXTURES[name]
         self.py = []    # rt.Case per opset (onnxexp.export's files)
@@ -311,7 +311,7 @@ def main():
 
     fixtures, skipped = [], []
     for name, fdir, meta in rt.load_fixtures(a.fixtures, a.only):
-        fx = Fixture(name, os.path.abspath(fdir), meta, work)
+        fx = Fixture(name, os.path.abspath(fdir), meta)
         if meta.get("hand_written_ir"):
             fx.skip = "hand-written IR, no Python model"
         elif name in CORRUPT:
