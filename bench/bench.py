@@ -10,9 +10,14 @@ then for each row runs onnxexp and the peer (bench/peer.py: the same model
 through torch.onnx.export, opset 17, default options) as child processes
 and reports wall time, peak RSS (/usr/bin/time on that child),
 output size (model plus external data files), and the ratios. onnxexp is
-timed best of three (it is cheap); the peer once. Then it checks the
-exported models in onnxruntime and prints each target of issue 8 with
-whether it was met. The 3 GB model is deleted afterwards unless --keep.
+timed best of three (it is cheap); the peer once. The "python e2e" rows
+(encoder, chains) run onnxexp.export in a child (bench/e2e.py) on the
+model held in memory, as the peer does, and compare its time inside the
+call (capture included) with the peer's; for the encoder also the
+capture alone (--library: the libonnxexp.so those children load). Then it
+checks the exported models in onnxruntime and prints each target of
+issues 8 and 21 with whether it was met. The 3 GB model is deleted
+afterwards unless --keep.
 """
 
 import argparse
@@ -190,6 +195,37 @@ class Bench:
         r.dir, r.path = pdir, path
         return r
 
+    def e2e(self, name, out, capture_only=False):
+        """onnxexp.export from Python (bench/e2e.py) in a child: its time
+        inside the call (capture included) as export_s, its process's peak
+        RSS, the output's size."""
+        settle([out])
+        cmd = [PY, os.path.join(HERE, "e2e.py"), name, out] + (["--capture-only"] if capture_only else [])
+        r = measured_rss(cmd, timeout=self.a.peer_timeout)  # $ONNXEXP_LIBRARY: main() sets it
+        r.export_s, r.size = None, None
+        if r.ok:
+            r.export_s = json.loads(r.out.strip().splitlines()[-1])["export_s"]
+            r.size = sizes([out, out + ".data"]) if not capture_only else None
+        else:
+            print("bench: e2e %s failed: %s" % (name, r.err.strip()[-500:]), file=sys.stderr)
+        return r
+
+    def e2e_row(self, name, peer, extra=""):
+        """The end-to-end row of one model: onnxexp.export vs
+        torch.onnx.export, both from the model in memory, both with capture."""
+        out = os.path.join(self.dir, "e2e_" + name + ".onnx")
+        ox = self.e2e(name, out)
+        pt = peer.export_s if peer is not None and peer.ok else None
+        ot = ox.export_s if ox.ok else None
+        self.rows.append([name, "python e2e", fmt_s(ot), fmt_s(pt), ratio(pt, ot),
+                          fmt_mb(ox.rss if ox.ok else None), fmt_mb(peer.rss if peer is not None and peer.ok else None),
+                          fmt_mb(ox.size), fmt_mb(peer.size if peer is not None and peer.ok else None),
+                          "onnxexp.export vs torch.onnx.export, same model in memory, capture in both" +
+                          ("; " + extra if extra else "")])
+        if os.path.exists(out):
+            os.remove(out)
+        return ox
+
     def row(self, model, case, ox, peer, extra=""):
         pt = peer.export_s if peer is not None and peer.ok else None
         self.rows.append([
@@ -223,6 +259,23 @@ class Bench:
         self.row(name, "inline", inl, peer, "%.1fM params, %.0f MB weights" % (meta["params"] / 1e6, wb / MB))
         self.row(name, "--external-data", ext, None)
         self.row(name, "--no-constant-folding", nof, None, "Linear weights borrowed, not transposed")
+        cap = self.e2e(name, os.path.join(self.dir, "e2e_capture.onnx"), capture_only=True)
+        capture_s = cap.export_s if cap.ok else None
+        e2e = self.e2e_row(name, peer, "capture alone %s (the trace both do; the rest of the peer's time, %s, "
+                           "is what onnxexp replaces)" % (fmt_s(capture_s), fmt_s(peer.export_s - capture_s)
+                                                           if peer.ok and capture_s else "-"))
+        if peer.ok and e2e.ok:
+            sp = peer.export_s / e2e.export_s
+            rest = ("; without the capture both do (%s): %s vs %s, %.1fx" % (
+                fmt_s(capture_s), fmt_s(e2e.export_s - capture_s), fmt_s(peer.export_s - capture_s),
+                (peer.export_s - capture_s) / max(1e-9, e2e.export_s - capture_s))) if capture_s else ""
+            self.target("e2e encoder: onnxexp.export >= 2x faster than torch.onnx.export", sp >= 2,
+                        "%.1fx (%s vs %s)%s" % (sp, fmt_s(e2e.export_s), fmt_s(peer.export_s), rest))
+            self.target("e2e encoder: peak RSS below the peer's by >= the weights", peer.rss - e2e.rss >= wb,
+                        "%s vs %s (%s less; weights %s)" % (fmt_mb(e2e.rss), fmt_mb(peer.rss),
+                                                           fmt_mb(peer.rss - e2e.rss), fmt_mb(wb)))
+        else:
+            self.target("e2e encoder: onnxexp.export >= 2x faster than torch.onnx.export", None, "peer or e2e failed")
         if peer.ok and inl.ok:
             sp = peer.export_s / inl.wall
             self.target("encoder: >= 20x faster than the peer", sp >= 20, "%.1fx (%s vs %s)" % (sp, fmt_s(inl.wall), fmt_s(peer.export_s)))
@@ -259,6 +312,20 @@ class Bench:
                                 "peer did not finish in %ds: > %.0fx" % (self.a.peer_timeout, sp))
                 else:
                     self.target("chain50k: >= 100x faster than the peer", None, "peer not run or failed")
+            e2e = self.e2e_row(name, peer)
+            if name == "chain10k":
+                if peer is not None and peer.ok and e2e.ok:
+                    sp = peer.export_s / e2e.export_s
+                    self.target("e2e chain10k: onnxexp.export >= 100x faster than torch.onnx.export", sp >= 100,
+                                "%.1fx (%s vs %s)" % (sp, fmt_s(e2e.export_s), fmt_s(peer.export_s)))
+                elif peer is not None and not peer.ok and "timed out" in peer.err and e2e.ok:
+                    sp = self.a.peer_timeout / e2e.export_s
+                    self.target("e2e chain10k: onnxexp.export >= 100x faster than torch.onnx.export",
+                                sp >= 100 or None, "peer did not finish in %ds: > %.0fx (onnxexp.export %s)"
+                                % (self.a.peer_timeout, sp, fmt_s(e2e.export_s)))
+                else:
+                    self.target("e2e chain10k: onnxexp.export >= 100x faster than torch.onnx.export", None,
+                                "peer or e2e failed")
             if peer is not None:
                 shutil.rmtree(peer.dir, ignore_errors=True)
         if per.get("chain1k", (None,))[0] and per.get("chain50k", (None,))[0]:
@@ -382,7 +449,7 @@ class Bench:
         for r in self.rows:
             print(line(r))
         print()
-        print("targets (issue 8):")
+        print("targets (issues 8 and 21):")
         for text, met, detail in self.targets:
             mark = "MET   " if met else ("MISSED" if met is False else "N/A   ")
             print("  [%s] %-66s %s" % (mark, text, detail))
@@ -391,6 +458,7 @@ class Bench:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxexp", required=True)
+    ap.add_argument("--library", help="libonnxexp.so for the Python rows (default: beside the CLI's build)")
     ap.add_argument("--dir", default=os.environ.get("BENCH_DIR", "/tmp/onnxexp-bench"))
     ap.add_argument("--only", default="encoder,chain,big")
     ap.add_argument("--peer-timeout", type=int, default=900)
@@ -399,6 +467,10 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     a.onnxexp = os.path.abspath(a.onnxexp)
+    if not a.library:
+        a.library = os.environ.get("ONNXEXP_LIBRARY") or os.path.join(
+            os.path.dirname(os.path.dirname(a.onnxexp)), "export", "public", "libonnxexp.so")
+    a.library = os.environ["ONNXEXP_LIBRARY"] = os.path.abspath(a.library)
     b = Bench(a)
     calibrate()
     parts = a.only.split(",")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh: builds onnxexp (Release) and runs the benchmark against
-# torch.onnx.export; prints one table and the targets of issue 8.
+# torch.onnx.export; prints one table and the targets of issues 8 and 21
+# (the "python e2e" rows: onnxexp.export vs torch.onnx.export, both from
+# the model in memory).
 #
 #   bench/run.sh [bench.py options]    e.g. --only encoder,chain
 #
@@ -14,7 +16,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BENCH_BUILD_DIR:-$top/build-bench}
 if [ -z "${ONNXEXP:-}" ]; then
   cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release -DONNXEXP_TESTS=OFF >/dev/null
-  cmake --build "$build" -j"$(nproc)" --target onnxexp >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target onnxexp onnxexp_shared >/dev/null
   ONNXEXP=$build/src/cli/onnxexp
+  export ONNXEXP_LIBRARY=${ONNXEXP_LIBRARY:-$build/src/export/public/libonnxexp.so}
 fi
 exec /usr/bin/python3 "$top/bench/bench.py" --onnxexp "$ONNXEXP" "$@"

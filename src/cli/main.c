@@ -15,6 +15,7 @@
 
 #include "export.h"
 #include "serialize.h"
+#include "source_loc.h"
 #include "../../symbolic/sym.h"
 
 
@@ -303,6 +304,21 @@ static int report(const oxp_diag *d, oxp_status st) {
   return exit_code(d->status ? d->status : st);
 }
 
+/* report for a failure in the IR text ir: when the failing line ends in
+ * a source comment ("# model.py:42:0"), the error line also names the
+ * model's file and line, " (model.py:42)", where the user can act. */
+static int report_ir(const oxp_diag *d, oxp_status st, const char *ir,
+                     const char *text, size_t len) {
+  char buf[1200], src[256];
+  int src_line;
+  if (strcmp(d->file, ir) != 0 || d->line <= 0 ||
+      !oxp_source_loc(text, len, d->line, src, sizeof src, &src_line))
+    return report(d, st);
+  oxp_diag_format(d, buf, sizeof buf);
+  fprintf(stderr, "onnxexp: error: %s (%s:%d)\n", buf, src, src_line);
+  return exit_code(d->status ? d->status : st);
+}
+
 /* Everything but the arena, which main owns, so that every early return
  * (usage errors, --help) frees it too: leak checkers see a clean exit. */
 static int run_cli(oxp_arena *a, int argc, char **argv) {
@@ -443,7 +459,7 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
   }
   if (!s && out) s = oxp_write_file_ex(g, &o, out, NULL, prog, &d);
   oxp_progress_free(prog); /* clears the line before any error below */
-  int rc = s ? report(&d, s) : 0;
+  int rc = s ? report_ir(&d, s, ir, text, len) : 0;
   if (st) oxp_st_close(st);
   free(text);
   return rc;

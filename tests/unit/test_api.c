@@ -296,7 +296,7 @@ START_TEST(bad_option_values) {
   o = opts(); o.external_data = (onnxexp_external_data)5; TRY("external_data");
   o = opts(); o.strip_doc_string = 2; TRY("strip_doc_string");
   o = opts(); o.custom_opsets = &co; o.n_custom_opsets = 1; TRY("custom_opsets[0]");
-  o = opts(); o.weights_path = "w"; o.weights_data = "x"; o.weights_size = 1; TRY("not both");
+  o = opts(); o.weights_path = "w"; o.weights_data = "x"; o.weights_size = 1; TRY("only one of");
   o = opts(); o.weights_size = 4; TRY("weights_data is NULL");
   o = opts(); o.struct_size = 0; TRY("onnxexp_options_init");
 #undef TRY
@@ -1140,6 +1140,256 @@ START_TEST(check_model_rejects_non_models) {
 }
 END_TEST
 
+/* ---- weights from memory ---------------------------------------------------- */
+
+/* The weights of LINEAR_IR as a set bound from memory (W and BIAS). */
+static onnxexp_weights *linear_weights(void) {
+  onnxexp_weights *w;
+  const int64_t wd[] = {3, 4}, bd[] = {3};
+  ck_assert_int_eq(onnxexp_weights_create(&w, D), ONNXEXP_OK);
+  ck_assert_int_eq(onnxexp_weights_add(w, "fc.weight", ONNXEXP_DT_FLOAT, 2, wd, W, 48, D), 0);
+  ck_assert_int_eq(onnxexp_weights_add(w, "fc.bias", ONNXEXP_DT_FLOAT, 1, bd, BIAS, 12, D), 0);
+  ck_assert_int_eq(onnxexp_weights_count(w), 2);
+  return w;
+}
+
+/* Bound from memory, the weights give the same bytes as the same tensors
+ * in a safetensors buffer or file, at every destination. */
+START_TEST(weights_from_memory_match_safetensors) {
+  size_t wlen, len, mlen;
+  unsigned char *st = weights(&wlen);
+  onnxexp_options o = opts();
+  o.weights_data = st;
+  o.weights_size = wlen;
+  unsigned char *ref = text_to_buf(LINEAR_IR, &o, &len);
+  onnxexp_weights *w = linear_weights();
+  o = opts();
+  o.weights = w;
+  unsigned char *mem = text_to_buf(LINEAR_IR, &o, &mlen);
+  ck_assert_uint_eq(mlen, len);
+  ck_assert(memcmp(mem, ref, len) == 0);
+  /* to a file, and from an IR file (no default sidecar is looked for) */
+  write_all(path_in("m.ir"), LINEAR_IR, strlen(LINEAR_IR));
+  ck_assert_int_eq(onnxexp_export(path_in("m.ir"), path_in("w.onnx"), &o, D), ONNXEXP_OK);
+  size_t flen;
+  unsigned char *f = read_all(path_in("w.onnx"), &flen);
+  ck_assert(flen == len && memcmp(f, ref, len) == 0);
+  free(f);
+  char *txt;
+  ck_assert_int_eq(onnxexp_export_text_to_pretty_string(LINEAR_IR, strlen(LINEAR_IR), NULL, &o,
+                                                         &txt, D), ONNXEXP_OK);
+  ck_assert_ptr_nonnull(strstr(txt, "Gemm"));
+  onnxexp_free(txt);
+  /* one set serves several exports; the data is read at export time, not
+   * copied when added */
+  W[0] += 1.0f;
+  unsigned char *changed = text_to_buf(LINEAR_IR, &o, &mlen);
+  W[0] -= 1.0f;
+  ck_assert_uint_eq(mlen, len);
+  ck_assert(memcmp(changed, ref, len) != 0);
+  onnxexp_free(changed);
+  onnxexp_free(mem);
+  mem = text_to_buf(LINEAR_IR, &o, &mlen);
+  ck_assert(mlen == len && memcmp(mem, ref, len) == 0);
+  onnxexp_free(mem);
+  onnxexp_free(ref);
+  onnxexp_weights_free(w);
+  free(st);
+}
+END_TEST
+
+START_TEST(weights_add_rejects_bad_tensors) {
+  onnxexp_weights *w;
+  const int64_t d2[] = {3, 4}, neg[] = {3, -1}, huge[] = {INT64_MAX, 4}, zero[] = {0, INT64_MAX};
+  ASSERT_FAILS(onnxexp_weights_create(NULL, D), ONNXEXP_ERR_USAGE, "out");
+  ck_assert_int_eq(onnxexp_weights_create(&w, D), ONNXEXP_OK);
+  ASSERT_FAILS(onnxexp_weights_add(NULL, "a", ONNXEXP_DT_FLOAT, 2, d2, W, 48, D), ONNXEXP_ERR_USAGE, "weights");
+  ASSERT_FAILS(onnxexp_weights_add(w, NULL, ONNXEXP_DT_FLOAT, 2, d2, W, 48, D), ONNXEXP_ERR_USAGE, "name");
+  ASSERT_FAILS(onnxexp_weights_add(w, "", ONNXEXP_DT_FLOAT, 2, d2, W, 48, D), ONNXEXP_ERR_USAGE, "name");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_STRING, 2, d2, W, 48, D), ONNXEXP_ERR_USAGE, "dtype");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", (onnxexp_dtype)99, 2, d2, W, 48, D), ONNXEXP_ERR_USAGE, "dtype");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_UNDEFINED, 2, d2, W, 48, D), ONNXEXP_ERR_USAGE, "dtype");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, -1, d2, W, 48, D), ONNXEXP_ERR_USAGE, "rank");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 65, d2, W, 48, D), ONNXEXP_ERR_USAGE, "rank");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 2, NULL, W, 48, D), ONNXEXP_ERR_USAGE, "rank");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 2, neg, W, 48, D), ONNXEXP_ERR_USAGE, ">= 0");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 2, huge, W, 48, D), ONNXEXP_ERR_USAGE, "fit");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 2, d2, W, 44, D), ONNXEXP_ERR_USAGE,
+               "'a': 44 bytes of data for shape [3, 4] of float32 (48 bytes)");
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 2, d2, NULL, 48, D), ONNXEXP_ERR_USAGE, "at NULL");
+  ck_assert_int_eq(onnxexp_weights_count(w), 0);
+  /* empty tensors need no data, even with a huge other dim; scalars none */
+  ck_assert_int_eq(onnxexp_weights_add(w, "e", ONNXEXP_DT_FLOAT, 2, zero, NULL, 0, D), ONNXEXP_OK);
+  ck_assert_int_eq(onnxexp_weights_add(w, "s", ONNXEXP_DT_INT64, 0, NULL, W, 8, D), ONNXEXP_OK);
+  ck_assert_int_eq(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 2, d2, W, 48, D), ONNXEXP_OK);
+  ASSERT_FAILS(onnxexp_weights_add(w, "a", ONNXEXP_DT_FLOAT, 1, d2, BIAS, 12, D), ONNXEXP_ERR_USAGE,
+               "already holds");
+  ck_assert_int_eq(onnxexp_weights_count(w), 3);
+  ck_assert_int_eq(onnxexp_weights_count(NULL), 0);
+  onnxexp_weights_free(w);
+  onnxexp_weights_free(NULL);
+}
+END_TEST
+
+static int warnings_seen;
+static void count_warning(void *user, const char *msg) {
+  (void)user;
+  ck_assert_ptr_nonnull(strstr(msg, "'unused'"));
+  warnings_seen++;
+}
+
+/* A set binds like a safetensors file: mismatches against the graph are
+ * weights errors naming the tensor, unbound tensors warnings, and it
+ * cannot be given with another weights source. */
+START_TEST(weights_from_memory_bind_like_safetensors) {
+  unsigned char *buf;
+  size_t len;
+  onnxexp_weights *w;
+  const int64_t wd[] = {4, 3}, bd[] = {3}, one[] = {1};
+  ck_assert_int_eq(onnxexp_weights_create(&w, D), ONNXEXP_OK);
+  ck_assert_int_eq(onnxexp_weights_add(w, "fc.weight", ONNXEXP_DT_FLOAT, 2, wd, W, 48, D), 0);
+  ck_assert_int_eq(onnxexp_weights_add(w, "fc.bias", ONNXEXP_DT_FLOAT, 1, bd, BIAS, 12, D), 0);
+  onnxexp_options o = opts();
+  o.weights = w;
+  ASSERT_FAILS(onnxexp_export_text_to_buffer(LINEAR_IR, strlen(LINEAR_IR), NULL, &o, &buf, &len, D),
+               ONNXEXP_ERR_WEIGHTS, "weight 'fc.weight' has shape [4, 3]");
+  ck_assert_str_eq(onnxexp_diag_file(D), "the weights in memory");
+  onnxexp_weights_free(w);
+  /* an extra tensor: a warning, through the warning callback */
+  w = linear_weights();
+  ck_assert_int_eq(onnxexp_weights_add(w, "unused", ONNXEXP_DT_FLOAT, 1, one, W, 4, D), 0);
+  o = opts();
+  o.weights = w;
+  o.warning = count_warning;
+  warnings_seen = 0;
+  free(text_to_buf(LINEAR_IR, &o, &len));
+  ck_assert_int_eq(warnings_seen, 1);
+  /* only one weights source */
+  o.weights_path = "w.safetensors";
+  ASSERT_FAILS(onnxexp_export_text_to_buffer(LINEAR_IR, strlen(LINEAR_IR), NULL, &o, &buf, &len, D),
+               ONNXEXP_ERR_USAGE, "only one of");
+  o.weights_path = NULL;
+  o.weights_data = "x";
+  o.weights_size = 1;
+  ASSERT_FAILS(onnxexp_export_text_to_buffer(LINEAR_IR, strlen(LINEAR_IR), NULL, &o, &buf, &len, D),
+               ONNXEXP_ERR_USAGE, "only one of");
+  /* nor with a built graph's attached weights */
+  onnxexp_graph *g = build_linear(1);
+  o = opts();
+  o.weights = w;
+  ASSERT_FAILS(onnxexp_export_graph_to_buffer(g, &o, &buf, &len, D), ONNXEXP_ERR_USAGE,
+               "attached weights");
+  onnxexp_graph_free(g);
+  /* a built graph without attached weights takes the set */
+  g = build_linear(0);
+  size_t glen, rlen;
+  unsigned char *gb;
+  ck_assert_int_eq(onnxexp_export_graph_to_buffer(g, &o, &gb, &glen, D), ONNXEXP_OK);
+  onnxexp_graph_free(g);
+  unsigned char *rb = text_to_buf(LINEAR_IR, &o, &rlen);
+  ck_assert(glen == rlen && memcmp(gb, rb, glen) == 0);
+  onnxexp_free(gb);
+  onnxexp_free(rb);
+  onnxexp_weights_free(w);
+}
+END_TEST
+
+/* `constant:NAME` in the set supplies a constant printed as <Tensor>. */
+START_TEST(weights_from_memory_supply_constants) {
+  const char *ir =
+      "graph(%x : Float(12, strides=[1], requires_grad=0, device=cpu)):\n"
+      "  %c : Float(12, strides=[1], requires_grad=0, device=cpu) = prim::Constant[value=<Tensor>]()\n"
+      "  %y : Float(12, strides=[1], requires_grad=0, device=cpu) = aten::mul(%x, %c) # m.py:3:0\n"
+      "  return (%y)\n";
+  unsigned char *buf;
+  size_t len;
+  ASSERT_FAILS(onnxexp_export_text_to_buffer(ir, strlen(ir), "c.ir", NULL, &buf, &len, D),
+               ONNXEXP_ERR_WEIGHTS, "constant:c");
+  onnxexp_weights *w;
+  const int64_t cd[] = {12};
+  ck_assert_int_eq(onnxexp_weights_create(&w, D), ONNXEXP_OK);
+  ck_assert_int_eq(onnxexp_weights_add(w, "constant:c", ONNXEXP_DT_FLOAT, 1, cd, W, 48, D), 0);
+  onnxexp_options o = opts();
+  o.weights = w;
+  buf = text_to_buf(ir, &o, &len);
+  ck_assert(has_op(buf, len, "Mul"));
+  onnxexp_free(buf);
+  onnxexp_weights_free(w);
+}
+END_TEST
+
+static int progress_calls;
+static void count_progress(void *user, const char *text) {
+  (void)user;
+  (void)text;
+  progress_calls++;
+}
+
+/* A quick export never draws the progress display (it waits a second). */
+START_TEST(progress_is_silent_on_quick_exports) {
+  onnxexp_options o = opts();
+  o.progress = count_progress;
+  progress_calls = 0;
+  size_t len;
+  free(text_to_buf(LINEAR_IR, &o, &len));
+  ck_assert_int_eq(onnxexp_export_text(LINEAR_IR, strlen(LINEAR_IR), NULL, path_in("p.onnx"), &o, D),
+                   ONNXEXP_OK);
+  ck_assert_int_eq(progress_calls, 0);
+}
+END_TEST
+
+/* ---- the model's source line in diagnostics --------------------------------- */
+
+START_TEST(errors_name_the_model_source_line) {
+  const char *ir =
+      "graph(%x : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)):\n"
+      "  %y : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::relu(%x) # m.py:3:0\n"
+      "  %z : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::frobnicate(%y), scope: M:: # /src/my:model.py:42:8\n"
+      "  return (%z)\n";
+  unsigned char *buf;
+  size_t len;
+  char out[1400];
+  ASSERT_FAILS(onnxexp_export_text_to_buffer(ir, strlen(ir), "s.ir", NULL, &buf, &len, D),
+               ONNXEXP_ERR_UNSUPPORTED, "frobnicate");
+  ck_assert_int_eq(onnxexp_diag_line(D), 3);
+  ck_assert_str_eq(onnxexp_diag_source_file(D), "/src/my:model.py");
+  ck_assert_int_eq(onnxexp_diag_source_line(D), 42);
+  size_t n = onnxexp_diag_format(D, out, sizeof out);
+  ck_assert_uint_eq(n, strlen(out));
+  ck_assert_msg(strncmp(out, "s.ir:3:3: ", 10) == 0, "formatted: %s", out);
+  const char *tail = " (/src/my:model.py:42)";
+  ck_assert_msg(strstr(out, "frobnicate") && n > strlen(tail) && strcmp(out + n - strlen(tail), tail) == 0,
+                "formatted: %s", out);
+  /* the same from an IR file */
+  write_all(path_in("s.ir"), ir, strlen(ir));
+  ck_assert_int_ne(onnxexp_export(path_in("s.ir"), path_in("s.onnx"), NULL, D), ONNXEXP_OK);
+  ck_assert_int_eq(onnxexp_diag_source_line(D), 42);
+  /* the next call clears it, and so does onnxexp_diag_clear */
+  free(text_to_buf(LINEAR_IR, NULL, &len));
+  ck_assert_str_eq(onnxexp_diag_source_file(D), "");
+  ck_assert_int_eq(onnxexp_diag_source_line(D), 0);
+  ck_assert_int_ne(onnxexp_export_text_to_buffer(ir, strlen(ir), "s.ir", NULL, &buf, &len, D), 0);
+  onnxexp_diag_clear(D);
+  ck_assert_str_eq(onnxexp_diag_source_file(D), "");
+  /* a line without a comment, an error without a line: no source */
+  const char *plain =
+      "graph(%x : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)):\n"
+      "  %z : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::frobnicate(%x)\n"
+      "  return (%z)\n";
+  ck_assert_int_ne(onnxexp_export_text_to_buffer(plain, strlen(plain), "p.ir", NULL, &buf, &len, D), 0);
+  ck_assert_int_eq(onnxexp_diag_line(D), 2);
+  ck_assert_str_eq(onnxexp_diag_source_file(D), "");
+  n = onnxexp_diag_format(D, out, sizeof out);
+  ck_assert_msg(out[n - 1] != ')', "formatted: %s", out);
+  onnxexp_options o = opts();
+  o.opset_version = 3;
+  ck_assert_int_ne(onnxexp_export_text_to_buffer(ir, strlen(ir), "s.ir", &o, &buf, &len, D), 0);
+  ck_assert_int_eq(onnxexp_diag_source_line(D), 0);
+  ck_assert_str_eq(onnxexp_diag_source_file(NULL), "");
+  ck_assert_int_eq(onnxexp_diag_source_line(NULL), 0);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("api");
   TCase *t = tcase_create("api");
@@ -1164,6 +1414,12 @@ static Suite *suite(void) {
   tcase_add_test(t, custom_op_in_custom_domain);
   tcase_add_test(t, list_ops_and_support);
   tcase_add_test(t, check_model_rejects_non_models);
+  tcase_add_test(t, weights_from_memory_match_safetensors);
+  tcase_add_test(t, weights_add_rejects_bad_tensors);
+  tcase_add_test(t, weights_from_memory_bind_like_safetensors);
+  tcase_add_test(t, weights_from_memory_supply_constants);
+  tcase_add_test(t, progress_is_silent_on_quick_exports);
+  tcase_add_test(t, errors_name_the_model_source_line);
   suite_add_tcase(s, t);
   return s;
 }

@@ -26,7 +26,10 @@ onnxexp_status onnxexp_diag_create(onnxexp_diag **out) {
 void onnxexp_diag_free(onnxexp_diag *d) { free(d); }
 
 void onnxexp_diag_clear(onnxexp_diag *d) {
-  if (d) oxp_diag_clear(&d->d);
+  if (!d) return;
+  oxp_diag_clear(&d->d);
+  d->source_file[0] = 0;
+  d->source_line = 0;
 }
 
 onnxexp_status onnxexp_diag_status(const onnxexp_diag *d) {
@@ -47,11 +50,20 @@ int onnxexp_diag_col(const onnxexp_diag *d) { return d ? d->d.col : 0; }
 
 const char *onnxexp_diag_op(const onnxexp_diag *d) { return d ? d->d.op : ""; }
 
+const char *onnxexp_diag_source_file(const onnxexp_diag *d) {
+  return d ? d->source_file : "";
+}
+
+int onnxexp_diag_source_line(const onnxexp_diag *d) { return d ? d->source_line : 0; }
+
 size_t onnxexp_diag_format(const onnxexp_diag *d, char *buf, size_t n) {
-  char tmp[sizeof d->d.message + sizeof d->d.file + 32];
+  char tmp[sizeof d->d.message + sizeof d->d.file + sizeof d->source_file + 96];
   tmp[0] = 0;
   if (d) oxp_diag_format(&d->d, tmp, sizeof tmp);
   size_t len = strlen(tmp);
+  if (d && d->source_file[0] && d->source_line > 0)
+    len += (size_t)snprintf(tmp + len, sizeof tmp - len, " (%s:%d)", d->source_file,
+                            d->source_line);
   if (buf && n) snprintf(buf, n, "%s", tmp);
   return len;
 }

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "../internal/serialize.h"
+#include "../internal/source_loc.h"
 
 /* The part of onnxexp_options every caller has: up to opset_version. */
 #define MIN_OPTIONS_SIZE \
@@ -82,8 +84,8 @@ static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
     return bad(d, "strip_doc_string must be -1, 0 or 1");
   if (pub->n_custom_opsets < 0 || (pub->n_custom_opsets > 0 && !pub->custom_opsets))
     return bad(d, "custom_opsets must hold n_custom_opsets entries");
-  if (pub->weights_path && pub->weights_data)
-    return bad(d, "give weights_path or weights_data, not both");
+  if (!!pub->weights_path + !!pub->weights_data + !!pub->weights > 1)
+    return bad(d, "give only one of weights_path, weights_data and weights");
   if (pub->weights_size > 0 && !pub->weights_data)
     return bad(d, "weights_size is set but weights_data is NULL");
 
@@ -143,6 +145,7 @@ typedef struct {
   unsigned char **buf; /* a malloc'd buffer, or */
   size_t *len;
   char **text;         /* the pretty string */
+  oxp_progress *prog;  /* the caller's display, or NULL */
 } dest;
 
 static onnxexp_status check_dest(const dest *o, const char *fn, oxp_diag *d) {
@@ -162,7 +165,31 @@ static onnxexp_status deliver(oxp_graph *onnx, const oxp_options *o,
                      : (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   }
   if (to->buf) return (onnxexp_status)oxp_write_buffer(onnx, o, to->buf, to->len, d);
-  return (onnxexp_status)oxp_write_file(onnx, o, to->path, d);
+  return (onnxexp_status)oxp_write_file_ex(onnx, o, to->path, NULL, to->prog, d);
+}
+
+/* The caller's progress display: the core renders it, the caller's
+ * function writes it (the library never prints). */
+static void emit_progress(void *user, const char *text) {
+  const onnxexp_options *pub = user;
+  pub->progress(pub->progress_user, text);
+}
+
+static oxp_progress *progress_new(const onnxexp_options *pub) {
+  if (!pub->progress || pub->quiet) return NULL;
+  oxp_progress *p = oxp_progress_new(emit_progress, (void *)pub);
+  oxp_progress_stage(p, "export");
+  return p;
+}
+
+/* After a failure located at a line of the IR text named file: the model
+ * source that line's comment names, into the caller's diag. */
+static void note_source(onnxexp_diag *pub, const char *file, const char *text,
+                        size_t len) {
+  if (!pub || !pub->d.status || pub->d.line <= 0 || !text) return;
+  if (strcmp(pub->d.file, file) != 0) return;
+  oxp_source_loc(text, len, pub->d.line, pub->source_file,
+                 sizeof pub->source_file, &pub->source_line);
 }
 
 /* The files the export reads into o (ir_path gives the CLI's default
@@ -172,10 +199,10 @@ static onnxexp_status note_inputs(oxp_arena *a, const onnxexp_options *pub,
                                   const char *ir_path, const dest *to,
                                   oxp_options *o, oxp_diag *d) {
   o->ir_path = ir_path;
-  o->weights_path = pub->weights_data ? NULL
+  o->weights_path = pub->weights_data || pub->weights ? NULL
                     : pub->weights_path ? pub->weights_path
                     : ir_path ? oxp_st_default_path(a, ir_path) : NULL;
-  if (ir_path && !pub->weights_data && !o->weights_path)
+  if (ir_path && !pub->weights_data && !pub->weights && !o->weights_path)
     return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   return to->path ? (onnxexp_status)oxp_check_outputs(a, to->path, o, d) : ONNXEXP_OK;
 }
@@ -185,6 +212,7 @@ static onnxexp_status open_weights(oxp_arena *a, const onnxexp_options *pub,
                                    const oxp_options *o, oxp_safetensors **st,
                                    oxp_diag *d) {
   *st = NULL;
+  if (pub->weights) return oxp_shim_weights_set(pub->weights, a, st, d);
   if (pub->weights_data)
     return (onnxexp_status)oxp_st_from_memory(a, "weights_data", pub->weights_data,
                                               pub->weights_size, st, d);
@@ -231,7 +259,7 @@ static char *slurp(const char *path, size_t *len, oxp_diag *d) {
 /* IR text (from memory, or read from ir_path when text is NULL). */
 static onnxexp_status run_text(const char *text, size_t len, const char *name,
                                const char *ir_path, const onnxexp_options *opts,
-                               const dest *to, oxp_diag *d) {
+                               dest *to, onnxexp_diag *diag, oxp_diag *d) {
   oxp_arena *a = oxp_arena_new();
   if (!a) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   oxp_export_enter();
@@ -244,8 +272,12 @@ static onnxexp_status run_text(const char *text, size_t len, const char *name,
   if (!s) s = note_inputs(a, &pub, ir_path, to, &o, d);
   if (!s && !text && !(text = owned = slurp(ir_path, &len, d))) s = (onnxexp_status)d->status;
   if (!s) s = open_weights(a, &pub, &o, &st, d);
-  if (!s) s = (onnxexp_status)oxp_export_graph(a, name ? name : "<text>", text, len, st, &o, &onnx, d);
+  if (!s) to->prog = progress_new(&pub);
+  const char *file = name ? name : "<text>";
+  if (!s) s = (onnxexp_status)oxp_export_graph(a, file, text, len, st, &o, &onnx, d);
   if (!s) s = deliver(onnx, &o, to, d);
+  oxp_progress_free(to->prog);
+  if (s) note_source(diag, file, text, len);
   if (st) oxp_st_close(st);
   free(owned);
   oxp_arena_free(a);
@@ -272,7 +304,7 @@ static onnxexp_status graph_weights(onnxexp_graph *g, oxp_safetensors **out,
 }
 
 static onnxexp_status run_graph(onnxexp_graph *g, const onnxexp_options *opts,
-                                const dest *to, const char *fn, oxp_diag *d) {
+                                dest *to, const char *fn, oxp_diag *d) {
   if (!g) return oxp_shim_null(d, fn, "graph");
   if (g->consumed)
     return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
@@ -287,13 +319,15 @@ static onnxexp_status run_graph(onnxexp_graph *g, const onnxexp_options *opts,
   oxp_safetensors *st = NULL;
   oxp_graph *onnx = NULL;
   onnxexp_status s = convert(opts, a, &o, &pub, d);
-  if (!s && g->nweights && (pub.weights_path || pub.weights_data))
-    s = bad(d, "the graph has attached weights; weights_path/weights_data "
-               "cannot add more");
+  if (!s && g->nweights && (pub.weights_path || pub.weights_data || pub.weights))
+    s = bad(d, "the graph has attached weights; weights_path/weights_data/"
+               "weights cannot add more");
   if (!s) s = note_inputs(a, &pub, NULL, to, &o, d);
   if (!s) s = g->nweights ? graph_weights(g, &st, d) : open_weights(a, &pub, &o, &st, d);
+  if (!s) to->prog = progress_new(&pub);
   if (!s) s = (onnxexp_status)oxp_export_from_graph(g->g, st, &o, &onnx, d);
   if (!s) s = deliver(onnx, &o, to, d);
+  oxp_progress_free(to->prog);
   if (st && !g->nweights) oxp_st_close(st);
   oxp_arena_free(a);
   oxp_export_leave();
@@ -311,7 +345,7 @@ onnxexp_status onnxexp_export(const char *ir_path, const char *out_path,
   if (!ir_path) return oxp_shim_null(d, fname, "ir_path");
   if (!out_path) return oxp_shim_null(d, fname, "out_path");
   dest to = {.path = out_path};
-  return run_text(NULL, 0, ir_path, ir_path, opts, &to, d);
+  return run_text(NULL, 0, ir_path, ir_path, opts, &to, diag, d);
 }
 
 onnxexp_status onnxexp_export_text(const char *text, size_t len, const char *name,
@@ -321,7 +355,7 @@ onnxexp_status onnxexp_export_text(const char *text, size_t len, const char *nam
   if (!text) return oxp_shim_null(d, fname, "text");
   if (!out_path) return oxp_shim_null(d, fname, "out_path");
   dest to = {.path = out_path};
-  return run_text(text, len, name, NULL, opts, &to, d);
+  return run_text(text, len, name, NULL, opts, &to, diag, d);
 }
 
 onnxexp_status onnxexp_export_graph(onnxexp_graph *graph, const char *out_path,
@@ -339,7 +373,7 @@ onnxexp_status onnxexp_export_to_buffer(const char *ir_path, const onnxexp_optio
   dest to = {.buf = buf, .len = len};
   onnxexp_status s = check_dest(&to, fname, d);
   if (!s && !ir_path) s = oxp_shim_null(d, fname, "ir_path");
-  return s ? s : run_text(NULL, 0, ir_path, ir_path, opts, &to, d);
+  return s ? s : run_text(NULL, 0, ir_path, ir_path, opts, &to, diag, d);
 }
 
 onnxexp_status onnxexp_export_text_to_buffer(const char *text, size_t len, const char *name,
@@ -350,7 +384,7 @@ onnxexp_status onnxexp_export_text_to_buffer(const char *text, size_t len, const
   dest to = {.buf = buf, .len = buf_len};
   onnxexp_status s = check_dest(&to, fname, d);
   if (!s && !text) s = oxp_shim_null(d, fname, "text");
-  return s ? s : run_text(text, len, name, NULL, opts, &to, d);
+  return s ? s : run_text(text, len, name, NULL, opts, &to, diag, d);
 }
 
 onnxexp_status onnxexp_export_graph_to_buffer(onnxexp_graph *graph,
@@ -370,7 +404,7 @@ onnxexp_status onnxexp_export_to_pretty_string(const char *ir_path,
   dest to = {.text = out};
   onnxexp_status s = check_dest(&to, fname, d);
   if (!s && !ir_path) s = oxp_shim_null(d, fname, "ir_path");
-  return s ? s : run_text(NULL, 0, ir_path, ir_path, opts, &to, d);
+  return s ? s : run_text(NULL, 0, ir_path, ir_path, opts, &to, diag, d);
 }
 
 onnxexp_status onnxexp_export_text_to_pretty_string(const char *text, size_t len,
@@ -381,7 +415,7 @@ onnxexp_status onnxexp_export_text_to_pretty_string(const char *text, size_t len
   dest to = {.text = out};
   onnxexp_status s = check_dest(&to, fname, d);
   if (!s && !text) s = oxp_shim_null(d, fname, "text");
-  return s ? s : run_text(text, len, name, NULL, opts, &to, d);
+  return s ? s : run_text(text, len, name, NULL, opts, &to, diag, d);
 }
 
 onnxexp_status onnxexp_export_graph_to_pretty_string(onnxexp_graph *graph,

@@ -12,6 +12,8 @@
 
 struct onnxexp_diag {
   oxp_diag d;
+  char source_file[256]; /* from the failing IR line's "# file:line:col" */
+  int source_line;
 };
 
 /* A built graph, its arena, and the weights attached to it (a
@@ -29,6 +31,7 @@ struct onnxexp_graph {
 static inline oxp_diag *oxp_shim_diag(onnxexp_diag *pub, oxp_diag *scratch) {
   oxp_diag *d = pub ? &pub->d : scratch;
   oxp_diag_clear(d);
+  if (pub) pub->source_file[0] = 0, pub->source_line = 0;
   return d;
 }
 
@@ -45,5 +48,10 @@ oxp_type *oxp_shim_type(oxp_arena *a, onnxexp_type_kind kind,
                         const char *fn, oxp_diag *d);
 /* Is dt a dtype a tensor can hold (known, fixed size)? */
 bool oxp_shim_dtype_ok(int dt);
+
+/* The tensors of w as a safetensors set in arena a, for one export
+ * (weights.c); data stays borrowed. */
+onnxexp_status oxp_shim_weights_set(const onnxexp_weights *w, oxp_arena *a,
+                                    oxp_safetensors **out, oxp_diag *d);
 
 #endif

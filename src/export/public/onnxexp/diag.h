@@ -3,7 +3,8 @@
  * Every entry point returns an onnxexp_status and takes an optional
  * onnxexp_diag * (NULL: no details wanted). A call clears the diag it is
  * given first, then records the first failure: message, the IR location
- * when there is one, and the op when there is one. */
+ * when there is one, the op when there is one, and the model source line
+ * the IR line names when it names one. */
 #ifndef ONNXEXP_DIAG_H
 #define ONNXEXP_DIAG_H
 
@@ -45,8 +46,15 @@ ONNXEXP_API int onnxexp_diag_line(const onnxexp_diag *d);
 ONNXEXP_API int onnxexp_diag_col(const onnxexp_diag *d);
 /* The op involved ("aten::linear"); "" when none. */
 ONNXEXP_API const char *onnxexp_diag_op(const onnxexp_diag *d);
-/* Writes "file:line:col: message" (as the CLI prints it) into buf; returns
- * the length it needed, like snprintf. */
+/* The model's source file of the failing node, from the IR line's
+ * trailing comment (`# model.py:42:0` gives "model.py"); "" when the
+ * failure has no IR line or the line no such comment. */
+ONNXEXP_API const char *onnxexp_diag_source_file(const onnxexp_diag *d);
+/* The 1-based line in that source file; 0 when unknown. */
+ONNXEXP_API int onnxexp_diag_source_line(const onnxexp_diag *d);
+/* Writes "file:line:col: message", followed by " (model.py:42)" when the
+ * source is known (as the CLI prints it), into buf; returns the length it
+ * needed, like snprintf. */
 ONNXEXP_API size_t onnxexp_diag_format(const onnxexp_diag *d, char *buf,
                                        size_t n);
 /* A constant name for a status ("usage error", ...); never NULL. */

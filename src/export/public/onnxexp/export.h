@@ -58,6 +58,13 @@ typedef struct {
 /* Receives each warning (unbound weights, ...) unless quiet is set. */
 typedef void (*onnxexp_warning_fn)(void *user, const char *message);
 
+/* Receives the progress display of a long export, for a terminal: text
+ * to write as it is ("\r" + the line + erase-to-end, redrawn in place;
+ * "\r\033[K" clears it at the end). Called from a thread of the library's
+ * own, ten times a second at most, and only once the export has run for
+ * a second: quick exports call it never. */
+typedef void (*onnxexp_progress_fn)(void *user, const char *text);
+
 /* Export options: every flag of the CLI. Always initialize with
  * onnxexp_options_init(&o, sizeof o) and then set fields, so a program
  * built against older headers keeps working with a newer library.
@@ -86,9 +93,15 @@ typedef struct {
                                           is set; 0: keep; 1: strip all */
   onnxexp_external_data external_data; /* default NONE */
   const char *external_data_name;      /* NULL: "<model file>.data" */
-  int quiet;                           /* no warnings */
+  int quiet;                           /* no warnings, no progress */
   onnxexp_warning_fn warning;          /* NULL: warnings are dropped */
   void *warning_user;
+  /* Later fields: an older caller's smaller struct_size leaves them at
+   * their defaults. */
+  const onnxexp_weights *weights;      /* or tensors bound from memory
+                                          (weights.h), borrowed */
+  onnxexp_progress_fn progress;        /* NULL (default): no display */
+  void *progress_user;
 } onnxexp_options;
 
 /* Sets every field of *opts to its default; size is sizeof *opts as the

@@ -8,6 +8,7 @@
 #include <onnxexp/diag.h>
 #include <onnxexp/types.h>
 #include <onnxexp/export.h>
+#include <onnxexp/weights.h>
 #include <onnxexp/utils.h>
 #include <onnxexp/builder.h>
 #include <onnxexp/symbolic_helper.h>

@@ -59,6 +59,8 @@ typedef struct onnxexp_node onnxexp_node;
 typedef struct onnxexp_value onnxexp_value;
 /* What a custom symbolic function receives (torch's GraphContext `g`). */
 typedef struct onnxexp_graph_context onnxexp_graph_context;
+/* Tensors bound from memory by name (weights.h). */
+typedef struct onnxexp_weights onnxexp_weights;
 
 ONNXEXP_END_DECLS
 
