@@ -215,11 +215,22 @@ def capture(model, args):
         tensors.append((name, _bindable("parameter %r" % name, p)))
     seen = set()
     for n in _walk(graph):
-        if n.kind() == "prim::Constant" and n.hasAttribute("value") and n.kindOf("value") == "t":
-            name = n.output().debugName()
-            if name not in seen:
-                seen.add(name)
-                tensors.append((CONSTANT_PREFIX + name, _bindable("constant %%%s" % name, n.t("value"))))
+        if n.kind() != "prim::Constant" or not n.hasAttribute("value"):
+            continue
+        name = n.output().debugName()
+        if name in seen:
+            continue
+        if n.kindOf("value") == "t":
+            seen.add(name)
+            tensors.append((CONSTANT_PREFIX + name, _bindable("constant %%%s" % name, n.t("value"))))
+        elif n.kindOf("value") == "ival" and isinstance(n.ival("value"), list):
+            # a constant list of tensors (a scripted LSTM's frozen weights,
+            # printed [<Tensors>]): item K as "constant:NAME.K"
+            seen.add(name)
+            for k, t in enumerate(n.ival("value")):
+                if isinstance(t, torch.Tensor):
+                    key = "%s.%d" % (name, k)
+                    tensors.append((CONSTANT_PREFIX + key, _bindable("constant %%%s" % key, t)))
     return Captured(str(graph), tensors, n_user)
 
 
