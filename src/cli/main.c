@@ -2,7 +2,6 @@
  * pipeline, writes the model atomically. Exit 0 on success, 1 on an
  * export error, 2 on bad usage or unreadable input. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "io.h"
 #include "serialize.h"
 #include "../../symbolic/sym.h"
 
@@ -244,50 +244,6 @@ static int list_ops(int opset, bool all) {
   return 0;
 }
 
-/* The whole file, NUL-terminated; a pipe or a device (/dev/stdin) reads to
- * end of file. NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return NULL;
-  struct stat sb;
-  char *buf = NULL;
-  int err = 0;
-  if (fstat(fd, &sb) != 0) {
-    err = errno;
-  } else if (S_ISDIR(sb.st_mode)) {
-    err = EISDIR;
-  } else {
-    /* room for the whole regular file, a NUL and the probe that sees EOF */
-    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 2 : 65536, got = 0;
-    buf = malloc(cap);
-    while (buf) {
-      if (cap - got < 2) {
-        char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!nb) break;
-        buf = nb;
-        cap *= 2;
-      }
-      ssize_t r = read(fd, buf + got, cap - 1 - got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) err = errno;
-      if (r <= 0) break;
-      got += (size_t)r;
-    }
-    if (buf && cap - got < 2) err = ENOMEM; /* the realloc above failed */
-    if (!buf && !err) err = ENOMEM;
-    if (err) {
-      free(buf);
-      buf = NULL;
-    } else {
-      buf[got] = 0;
-      *len = got;
-    }
-  }
-  close(fd);
-  errno = err;
-  return buf;
-}
-
 static int exit_code(oxp_status st) {
   switch (st) {
   case OXP_OK: return 0;
@@ -394,7 +350,7 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
   /* The model is renamed onto OUT: never do that to a directory, a device
    * (think -o /dev/null as root) or a pipe. */
   struct stat osb;
-  if (out && stat(out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
+  if (out && oxp_io_stat(out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
     fprintf(stderr, "onnxexp: error: %s: %s\n", out,
             S_ISDIR(osb.st_mode) ? "is a directory"
                                  : "not a regular file (only a regular file is replaced)");
@@ -412,13 +368,13 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
   if (out && oxp_check_outputs(a, out, &o, &d)) return report(&d, OXP_ERR_USAGE);
 
   size_t len = 0;
-  char *text = read_file(ir, &len);
-  if (!text) {
-    fprintf(stderr, "onnxexp: error: %s: %s\n", ir, strerror(errno));
-    return 2;
-  }
+  char *text = oxp_io_read_file(ir, &len, &d);
+  if (!text) return report(&d, OXP_ERR_IO);
   oxp_safetensors *st = NULL;
-  if (weights || access(wpath, F_OK) == 0) {
+  /* The default sidecar may be absent; one that cannot even be looked at
+   * is opened all the same, to report why. */
+  if (weights || oxp_io_access(wpath, F_OK) == 0 ||
+      (errno != ENOENT && errno != ENOTDIR)) {
     /* A weights file that cannot be read is unreadable input (2); one
      * that reads but disagrees with the graph is an export error (1). */
     if (oxp_st_open(a, wpath, &st, &d)) {

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "serialize.h"
 #include "onnx/onnx.pb-c.h"
 
@@ -61,17 +62,17 @@ static oxp_status fd_write(oxp_sink *s, const void *p, size_t n) {
  * would race with other threads creating files. Linux shows it in
  * /proc/self/status; elsewhere fall back to the dance. */
 static mode_t current_umask(void) {
-  FILE *f = fopen("/proc/self/status", "re");
+  FILE *f = oxp_io_fopen("/proc/self/status", "re");
   if (f) {
     char line[128];
     unsigned m;
-    while (fgets(line, sizeof line, f)) {
+    while (oxp_io_fgets(line, sizeof line, f)) {
       if (sscanf(line, "Umask: %o", &m) == 1) {
-        fclose(f);
+        oxp_io_fclose(f);
         return (mode_t)m;
       }
     }
-    fclose(f);
+    oxp_io_fclose(f);
   }
   mode_t m = umask(022);
   umask(m);
@@ -81,10 +82,10 @@ static mode_t current_umask(void) {
 /* Durability of the rename itself; a failure here cannot undo anything,
  * so it is not reported. */
 static void sync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = oxp_io_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0) return;
-  (void)fsync(fd);
-  close(fd);
+  (void)oxp_io_fsync(fd);
+  oxp_io_close(fd);
 }
 
 static oxp_status io_fail(oxp_diag *d, const char *what, const char *path,
@@ -107,8 +108,8 @@ typedef struct {
  * the file could never be named, so it is not made anonymous at all. */
 static int open_anonymous(const char *dir) {
 #ifdef O_TMPFILE
-  if (access("/proc/self/fd", X_OK) != 0) return -1;
-  return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (oxp_io_access("/proc/self/fd", X_OK) != 0) return -1;
+  return oxp_io_open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 #else
   (void)dir;
   return -1;
@@ -124,7 +125,7 @@ static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
   t->tmp = oxp_sprintf(a, "%s/.%s.XXXXXX", dir, base);
   if (!t->tmp) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   /* CLOEXEC: another thread's fork+exec must not inherit the file. */
-  t->fd = mkostemp(t->tmp, O_CLOEXEC);
+  t->fd = oxp_io_mkostemp(t->tmp, O_CLOEXEC);
   if (t->fd < 0) {
     t->tmp = NULL;
     return io_fail(d, "write", path, errno);
@@ -142,7 +143,7 @@ static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
   for (int i = 0; i < 64; i++, salt = salt * 1103515245u + 12345u) {
     char *name = oxp_sprintf(a, "%s/.%s.%08x", t->dir, t->base, salt);
     if (!name) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
+    if (oxp_io_link(proc, name) == 0) {
       t->tmp = name;
       return OXP_OK;
     }
@@ -156,19 +157,19 @@ static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
 static oxp_status tmp_seal(oxp_arena *a, tmp_file *t, mode_t mode,
                            oxp_diag *d) {
   oxp_status st = OXP_OK;
-  if (fsync(t->fd) != 0) st = io_fail(d, "sync", t->path, errno);
-  if (!st && fchmod(t->fd, mode) != 0)
+  if (oxp_io_fsync(t->fd) != 0) st = io_fail(d, "sync", t->path, errno);
+  if (!st && oxp_io_fchmod(t->fd, mode) != 0)
     st = io_fail(d, "set permissions of", t->path, errno);
   if (!st && !t->tmp) st = tmp_name(a, t, d);
-  if (close(t->fd) != 0 && !st) st = io_fail(d, "close", t->path, errno);
+  if (oxp_io_close(t->fd) != 0 && !st) st = io_fail(d, "close", t->path, errno);
   t->fd = -1;
   return st;
 }
 
 static void tmp_drop(tmp_file *t) {
-  if (t->fd >= 0) close(t->fd);
+  if (t->fd >= 0) oxp_io_close(t->fd);
   t->fd = -1;
-  if (t->tmp) unlink(t->tmp);
+  if (t->tmp) oxp_io_unlink(t->tmp);
   t->tmp = NULL;
 }
 
@@ -177,26 +178,24 @@ static void tmp_drop(tmp_file *t) {
 static oxp_status commit(tmp_file *model, tmp_file *data, oxp_diag *d) {
   bool exchanged = false;
   if (data) {
-    if (renameat2(AT_FDCWD, data->tmp, AT_FDCWD, data->path,
-                  RENAME_EXCHANGE) == 0)
+    if (oxp_io_exchange(data->tmp, data->path) == 0)
       exchanged = true; /* data->tmp now names the old data file */
-    else if (rename(data->tmp, data->path) != 0)
+    else if (oxp_io_rename(data->tmp, data->path) != 0)
       return io_fail(d, "replace", data->path, errno);
     else
       data->tmp = NULL;
   }
-  if (rename(model->tmp, model->path) != 0) {
+  if (oxp_io_rename(model->tmp, model->path) != 0) {
     int err = errno;
     if (exchanged)
-      (void)renameat2(AT_FDCWD, data->tmp, AT_FDCWD, data->path,
-                      RENAME_EXCHANGE);
+      (void)oxp_io_exchange(data->tmp, data->path);
     else if (data)
-      unlink(data->path);
+      oxp_io_unlink(data->path);
     return io_fail(d, "replace", model->path, err);
   }
   model->tmp = NULL;
   if (exchanged) {
-    unlink(data->tmp);
+    oxp_io_unlink(data->tmp);
     data->tmp = NULL;
   }
   return OXP_OK;
@@ -279,7 +278,8 @@ static oxp_status open_data(writer *w, oxp_ext **ext) {
 }
 
 static oxp_status open_reference(writer *w, oxp_ext **ext) {
-  char *real = realpath(w->dir, NULL);
+  char *real = oxp_io_realpath(w->dir);
+  if (!real && errno == ENOMEM) return oxp_fail_nomem(w->d);
   if (!real) return io_fail(w->d, "resolve the directory of", w->path, errno);
   char *dir = oxp_strdup(w->g->arena, real);
   free(real);
@@ -370,6 +370,9 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
                   .path = path, .fmap = fmap, .prog = prog};
     st = oxp_ser_pack(m, size, &fs.base, d);
   }
+  /* A part of the model left out for want of memory must not reach the
+   * target (oxp_arena_failed). */
+  if (!st && oxp_arena_failed(g->arena)) st = oxp_fail_nomem(d);
   /* What open(2) with 0666 would give: the umask decides. */
   mode_t mode = 0666 & ~current_umask();
   if (!st && w.have_data) st = tmp_seal(g->arena, &w.data, mode, d);
@@ -405,7 +408,7 @@ static oxp_status buf_write(oxp_sink *s, const void *p, size_t n) {
   if (b->len + n > b->cap) {
     size_t nc = b->cap ? b->cap : 4096;
     while (nc < b->len + n) nc = nc > SIZE_MAX / 2 ? b->len + n : nc * 2;
-    unsigned char *q = realloc(b->p, nc);
+    unsigned char *q = oxp_mem_realloc(b->p, nc);
     if (!q)
       return oxp_fail(s->d, OXP_ERR_NOMEM, NULL, NULL,
                       "out of memory for a %zu byte model", b->len + n);
@@ -423,6 +426,7 @@ oxp_status oxp_write_buffer(oxp_graph *g, const oxp_options *o,
   *len = 0;
   buf_sink b = {.base = {.write = buf_write, .d = d}};
   oxp_status st = oxp_serialize(g, o, &b.base, d);
+  if (!st && oxp_arena_failed(g->arena)) st = oxp_fail_nomem(d);
   if (st != OXP_OK) {
     free(b.p);
     return st;
