@@ -37,7 +37,7 @@ static float weight[3][4], bias[3];
 static onnxexp_status build(onnxexp_graph **out, onnxexp_diag *d) {
   const int64_t xdims[] = {2, 4}, wdims[] = {3, 4}, bdims[] = {3}, ydims[] = {2, 3};
   onnxexp_graph *g;
-  onnxexp_value *in[3], *beta, *y, *z;
+  onnxexp_value *in[3], *beta = NULL, *y = NULL, *z = NULL;
   onnxexp_node *n;
   onnxexp_status s = onnxexp_graph_create("frontend", &g, d);
   if (s) return s;

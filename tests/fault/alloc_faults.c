@@ -18,6 +18,13 @@
  * --persist-step K also runs N = 1, 1+K, ... with allocation N and every
  * one after it failing: the error paths themselves must not need memory.
  *
+ * One more case, "frontend", is examples/frontend.c's whole use of the
+ * library, which reaches the allocations exports from IR text do not: a
+ * diagnostic object, a custom symbolic registered (and its helpers'
+ * emitted ops), a graph built node by node with weights attached,
+ * exported to memory, then read back by onnxexp_check_model (protobuf-c
+ * allocating through the library's allocator).
+ *
  * Prints one line per case and the number of failure points covered;
  * exits 1 on any failed check. To find what crashed: --trace prints each
  * N before its run; --fork runs each N in a child of its own, so one run
@@ -27,6 +34,11 @@
 #include <sys/wait.h>
 
 #include "fault_cases.h"
+
+/* build() and foo_symbolic() of the example, which stays the one copy. */
+#define main frontend_main
+#include "../../examples/frontend.c"
+#undef main
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -61,7 +73,24 @@ static int leaks(void) {
 
 typedef struct {
   long points, nomem, optional, not_fired;
+  long optional_at[6]; /* the first few that the library did without */
 } tally;
+
+static void note_optional(tally *t, long n) {
+  if (t->optional < 6) t->optional_at[t->optional] = n;
+  t->optional++;
+}
+
+/* " (at 3 17 ...)" for the report. */
+static const char *optional_list(const tally *t) {
+  static char buf[128];
+  buf[0] = 0;
+  for (long i = 0; i < t->optional && i < 6; i++) {
+    size_t l = strlen(buf);
+    snprintf(buf + l, sizeof buf - l, "%s%ld", i ? " " : " at ", t->optional_at[i]);
+  }
+  return buf;
+}
 
 /* One run with allocation n failing (every one from n on if persist). */
 static void run_here(fx_run *r, onnxexp_diag *d, long n, bool persist,
@@ -97,7 +126,7 @@ static void run_one(fx_run *r, onnxexp_diag *d, long n, bool persist,
   }
   int rc = WEXITSTATUS(ws);
   if (rc & 4) fx_failures++;
-  if (rc & 1) t->optional++;
+  if (rc & 1) note_optional(t, n);
   else t->nomem++;
   if (rc & 2) t->not_fired++;
   if (rc & 5) fx_reset(r);
@@ -120,7 +149,7 @@ static void run_here(fx_run *r, onnxexp_diag *d, long n, bool persist,
   t->points++;
   if (!fired) t->not_fired++;
   if (s == ONNXEXP_OK) {
-    t->optional++;
+    note_optional(t, n);
     if (!fx_check_success(r, mem, mem_len, what)) fx_reset(r);
     else if (r->c->dest == TO_FILE) fx_reset(r);
   } else if (s == ONNXEXP_ERR_NOMEM) {
@@ -145,6 +174,115 @@ static void run_here(fx_run *r, onnxexp_diag *d, long n, bool persist,
   if (fx_mappings(r->fx_dir) != maps)
     fx_fail("%s: %s: a mapping of the weights stayed", r->c->label, what);
   if (recheck && s != ONNXEXP_OK) fx_still_works(r, d, what);
+}
+
+/* examples/frontend.c's steps: the model bytes on success; msg says
+ * why not (empty when even the diagnostic could not be made). */
+static onnxexp_status frontend(unsigned char **out, size_t *out_len, char *msg,
+                               size_t msgn) {
+  *out = NULL;
+  msg[0] = 0;
+  onnxexp_diag *d = NULL;
+  onnxexp_status s = onnxexp_diag_create(&d);
+  if (s) return s;
+  s = onnxexp_register_custom_op_symbolic("mydomain::Foo", foo_symbolic, NULL, 9, d);
+  onnxexp_graph *g = NULL;
+  if (!s) s = build(&g, d);
+  onnxexp_options opts;
+  onnxexp_options_init(&opts, sizeof opts, NULL);
+  opts.opset_version = 17;
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  if (!s) s = onnxexp_export_graph_to_buffer(g, &opts, &buf, &len, d);
+  onnxexp_graph_free(g);
+  onnxexp_model_info *info = NULL;
+  if (!s) s = onnxexp_check_model(buf, len, &info, d);
+  onnxexp_model_info_free(info);
+  onnxexp_unregister_custom_op_symbolic("mydomain::Foo", 9, NULL);
+  onnxexp_diag_format(d, msg, msgn);
+  onnxexp_diag_free(d);
+  if (s) {
+    onnxexp_free(buf);
+    return s;
+  }
+  *out = buf;
+  *out_len = len;
+  return ONNXEXP_OK;
+}
+
+static void frontend_one(long n, bool persist, const unsigned char *want,
+                         size_t want_len, tally *t) {
+  char fds[1024], fds_after[1024], msg[1200];
+  fx_fds(fds, sizeof fds);
+  unsigned char *buf;
+  size_t len;
+  oxp_fault_arm(OXP_FAULT_ALLOC, n, ENOMEM, persist ? OXP_FAULT_PERSIST : OXP_FAULT_ONCE);
+  onnxexp_status s = frontend(&buf, &len, msg, sizeof msg);
+  long fired = oxp_fault_fired();
+  oxp_fault_disarm();
+  t->points++;
+  if (!fired) t->not_fired++;
+  const char *how = persist ? "from" : "failing";
+  if (s == ONNXEXP_OK) {
+    note_optional(t, n);
+    if (len != want_len || memcmp(buf, want, len) != 0)
+      fx_fail("frontend: %s allocation %ld: succeeded with a different model", how, n);
+  } else if (s == ONNXEXP_ERR_NOMEM) {
+    t->nomem++;
+    if (msg[0] && !strstr(msg, "out of memory"))
+      fx_fail("frontend: %s allocation %ld: the diagnostic does not say out of "
+              "memory: %s", how, n, msg);
+  } else {
+    fx_fail("frontend: %s allocation %ld: status %s, not out of memory: %s", how,
+            n, onnxexp_status_string(s), msg);
+  }
+  onnxexp_free(buf);
+  fx_fds(fds_after, sizeof fds_after);
+  if (strcmp(fds, fds_after) != 0)
+    fx_fail("frontend: %s allocation %ld: descriptors [%s] before, [%s] after",
+            how, n, fds, fds_after);
+  if (!persist && s != ONNXEXP_OK) { /* the library is still whole */
+    s = frontend(&buf, &len, msg, sizeof msg);
+    if (s || len != want_len || memcmp(buf, want, len) != 0)
+      fx_fail("frontend: the run after failing allocation %ld: %s", n,
+              s ? msg : "a different model");
+    onnxexp_free(buf);
+  }
+}
+
+/* Returns the number of allocations. */
+static long frontend_case(long step, long persist_step, long from, long *covered,
+                          long *persisted) {
+  for (int o = 0; o < 3; o++) {
+    bias[o] = 0.1f * (float)o;
+    for (int k = 0; k < 4; k++) weight[o][k] = (float)(o * 4 + k) / 10.0f - 0.5f;
+  }
+  unsigned char *want;
+  size_t want_len;
+  char msg[1200];
+  int before = fx_failures;
+  oxp_fault_count();
+  onnxexp_status s = frontend(&want, &want_len, msg, sizeof msg);
+  long n = oxp_fault_calls(OXP_FAULT_ALLOC);
+  oxp_fault_disarm();
+  if (s) {
+    fprintf(stderr, "frontend: the run without faults failed: %s\n", msg);
+    exit(1);
+  }
+  tally t = {0}, p = {0};
+  for (long k = from; k <= n; k += step) frontend_one(k, false, want, want_len, &t);
+  for (long k = 1; persist_step && k <= n; k += persist_step)
+    frontend_one(k, true, want, want_len, &p);
+  if (leaks()) fx_fail("frontend: memory leaked (see the report above)");
+  printf("%-20s %6ld allocations, %6ld failed in turn (%ld out of memory, "
+         "%ld did without%s, %ld not reached); %ld persistent%s\n",
+         "frontend", n, t.points, t.nomem, t.optional, optional_list(&t),
+         t.not_fired, p.points,
+         fx_failures > before ? "  FAILED" : "");
+  onnxexp_free(want);
+  *covered += t.points;
+  *persisted += p.points;
+  return n;
 }
 
 int main(int argc, char **argv) {
@@ -198,14 +336,17 @@ int main(int argc, char **argv) {
     run_one(&r, d, n + 1, false, true, &(tally){0}); /* none fails */
     if (leaks()) fx_fail("%s: memory leaked (see the report above)", r.c->label);
     printf("%-20s %6ld allocations, %6ld failed in turn (%ld out of memory, "
-           "%ld did without, %ld not reached); %ld persistent%s\n",
-           r.c->label, n, t.points, t.nomem, t.optional, t.not_fired,
+           "%ld did without%s, %ld not reached); %ld persistent%s\n",
+           r.c->label, n, t.points, t.nomem, t.optional, optional_list(&t),
+           t.not_fired,
            p.points, fx_failures > before ? "  FAILED" : "");
     total += n;
     covered += t.points;
     persisted += p.points;
     fx_free(&r);
   }
+  if (!only || strcmp(only, "frontend") == 0)
+    total += frontend_case(step, persist_step, from, &covered, &persisted);
   printf("allocation failure points: %ld of %ld failed in turn (step %ld), "
          "%ld more runs failing every allocation from one on; %d failed "
          "checks\n", covered, total, step, persisted, fx_failures);

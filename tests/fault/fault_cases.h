@@ -166,8 +166,15 @@ static void fx_setup(fx_run *r, const fx_case *c, const char *fixtures,
   snprintf(r->out_dir, sizeof r->out_dir, "%s/%s", work, c->label);
   snprintf(r->model, sizeof r->model, "%s/model.onnx", r->out_dir);
   snprintf(r->data, sizeof r->data, "%s/model.onnx.data", r->out_dir);
-  mkdir(work, 0777);
-  mkdir(r->out_dir, 0777);
+  char up[1024]; /* mkdir -p */
+  snprintf(up, sizeof up, "%s", r->out_dir);
+  for (char *p = up + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      mkdir(up, 0777);
+      *p = '/';
+    }
+  mkdir(up, 0777);
   if (access(r->ir, R_OK) != 0) {
     fprintf(stderr, "%s: missing (run tests/fixtures/gen_fixtures.py)\n", r->ir);
     exit(2);

@@ -96,8 +96,8 @@ static oxp_status fill(oxp_model_info *m, const Onnx__ModelProto *mp,
   m->node_ops = oxp_alloc(a, sizeof *m->node_ops * (g->n_node + 1));
   for (size_t i = 0; m->node_ops && i < g->n_node; i++)
     m->node_ops[i] = oxp_strdup(a, g->node[i]->op_type ? g->node[i]->op_type : "");
-  if (!m->inputs || !m->outputs || !m->node_ops)
-    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  /* Any name that could not be copied (NULL in a list) fails it all. */
+  if (oxp_arena_failed(a)) return oxp_fail_nomem(d);
   return check_graph(m, g, 0, d);
 }
 

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""fault.cli_io: every file operation of the onnxexp command, failed in turn.
+
+    cli_io.py --faulty ONNXEXP_FAULTY --fixtures DIR --work DIR
+
+onnxexp_faulty is the command with the fault hook (fault.h) armed from
+OXP_FAULT (cli_faulty.c). For each case the command first runs counting
+its file operations per kind, then once per operation with it failing:
+EIO for every kind; writes, copies, syncs and closes also ENOSPC; writes,
+copies and reads also short; writes and copies as a disk filling up.
+
+Every run must exit 2 with one "onnxexp: error:" line naming a file and
+the error, the previous output (model and data file) byte for byte and
+nothing beside it; or exit 0 with exactly the output of a run without
+faults (a short transfer is no error; some operations the command can do
+without). Exceptions that lose nothing, counted apart: a failed unlink of
+the replaced data file leaves it under its hidden temporary name, and an
+external reference the writer cannot check becomes inline data (the
+model then passes onnx.checker). No run may crash, leave a descriptor open
+(onnxexp_faulty exits 99), or print anything but onnxexp's own lines.
+"""
+
+import argparse
+import errno
+import os
+import shutil
+import subprocess
+import sys
+
+PREV_MODEL = b"the previous model\n"
+PREV_DATA = b"the previous data\n"
+
+# label, fixture, options
+CASES = [
+    ("mlp", "mlp", []),
+    ("external_data", "cnn_bn_pool", ["--external-data"]),
+    ("transformer_external", "model_transformer_fast", ["--external-data"]),
+    ("external_reference", "mlp", ["--external-data=reference"]),
+    ("dynamic_axes", "opt_dyn_cnn", ["--input-names", "img", "--dynamic-axes", "img:0=n"]),
+    ("pretty", "mlp", ["--pretty"]),
+]
+
+
+def modes_of(kind):
+    m = [("EIO", "once")]
+    if kind in ("write", "copy", "sync", "close"):
+        m.append(("ENOSPC", "once"))
+    if kind in ("write", "copy", "read"):
+        m.append(("EIO", "short"))
+    if kind in ("write", "copy"):
+        m.append(("ENOSPC", "fill"))
+    return m
+
+
+class Case:
+    def __init__(self, args, label, fixture, opts):
+        self.a, self.label, self.opts = args, label, opts
+        self.fx = os.path.join(args.fixtures, fixture)
+        self.ir = os.path.join(self.fx, "model.ir")
+        self.out = os.path.join(args.work, label)
+        self.model = os.path.join(self.out, "model.onnx")
+        self.data = self.model + ".data"
+        self.ext = "--external-data" in opts
+        self.pretty = "--pretty" in opts
+        self.failures = []
+
+    def run(self, spec, counts=None):
+        env = dict(os.environ, OXP_FAULT=spec)
+        if counts:
+            env["OXP_FAULT_COUNTS"] = counts
+        args = [self.a.faulty, self.ir, "-q"] + self.opts
+        if not self.pretty:
+            args += ["-o", self.model]
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=env, timeout=120)
+        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+    def reset(self):
+        shutil.rmtree(self.out, ignore_errors=True)
+        os.makedirs(self.out)
+        if self.pretty:
+            return
+        with open(self.model, "wb") as f:
+            f.write(PREV_MODEL)
+        if self.ext:
+            with open(self.data, "wb") as f:
+                f.write(PREV_DATA)
+
+    def snapshot(self):
+        out = {}
+        for name in sorted(os.listdir(self.out)):
+            with open(os.path.join(self.out, name), "rb") as f:
+                out[name] = f.read()
+        return out
+
+    def fail(self, what, msg):
+        self.failures.append("%s: %s: %s" % (self.label, what, msg))
+
+
+def is_model(path):
+    try:
+        import onnx
+        onnx.checker.check_model(onnx.load(path), full_check=False)
+        return True
+    except ImportError:
+        return os.path.getsize(path) > 0
+    except Exception:
+        return False
+
+
+def run_case(args, label, fixture, opts, tally):
+    c = Case(args, label, fixture, opts)
+    c.reset()
+    before = c.snapshot()
+    rc, want_out, err = c.run("count", os.path.join(args.work, label + ".counts"))
+    if rc != 0:
+        c.fail("counting run", "exit %d: %s" % (rc, err))
+        return c.failures
+    counts = {}
+    with open(os.path.join(args.work, label + ".counts")) as f:
+        for line in f:
+            k, v = line.split()
+            counts[k] = int(v)
+    want = c.snapshot()
+    ops = runs = 0
+    for kind, n in counts.items():
+        if kind in ("alloc", "fired") or n == 0:
+            continue
+        ops += n
+        for k in range(1, n + 1):
+            for err_name, mode in modes_of(kind):
+                what = "%s %d as %s %s" % (kind, k, err_name, mode)
+                c.reset()
+                rc, out, err = c.run("%s:%d:%s:%s" % (kind, k, err_name, mode))
+                runs += 1
+                lines = [l for l in err.splitlines() if l]
+                bad = [l for l in lines if not l.startswith(("onnxexp: error: ", "onnxexp: warning: "))]
+                if bad:
+                    c.fail(what, "stray output: %r" % bad)
+                got = c.snapshot()
+                if rc == 0:
+                    strays = [n for n in got if n.startswith(".model.onnx.data.")]
+                    for n in strays:
+                        del got[n]
+                    if strays and kind == "unlink":
+                        tally["stray"] += 1
+                    elif (label == "external_reference" and got != want and
+                          set(got) == set(want) and is_model(c.model)):
+                        tally["inlined"] += 1
+                    elif got != want or out != want_out:
+                        c.fail(what, "exit 0 with a different result")
+                    else:
+                        tally["did_without"] += 1
+                elif rc == 2 and mode != "short":
+                    tally["io_error"] += 1
+                    why = os.strerror(getattr(errno, err_name))
+                    text = " ".join(lines)
+                    if len(lines) != 1 or why not in text or (c.out not in text and c.fx not in text):
+                        c.fail(what, "expected one error naming a file and %r: %r" % (why, err))
+                    if got != before:
+                        c.fail(what, "the previous output changed: %r" % sorted(got))
+                    if out:
+                        c.fail(what, "a failed run printed on stdout")
+                else:
+                    c.fail(what, "exit %d: %s" % (rc, err.strip()))
+    tally["ops"] += ops
+    tally["runs"] += runs
+    print("%-20s %4d operations (%s), %d runs" % (
+        label, ops, " ".join("%s %d" % kv for kv in counts.items()
+                             if kv[0] not in ("alloc", "fired") and kv[1]), runs))
+    return c.failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--faulty", required=True)
+    ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--case", action="append")
+    args = ap.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    tally = dict(ops=0, runs=0, io_error=0, did_without=0, stray=0, inlined=0)
+    failures = []
+    for label, fixture, opts in CASES:
+        if args.case and label not in args.case:
+            continue
+        failures += run_case(args, label, fixture, opts, tally)
+    for f in failures[:50]:
+        print("FAIL:", f)
+    print("cli i/o failure points: %(ops)d operations failed in turn in %(runs)d runs: "
+          "%(io_error)d exit 2, %(did_without)d did without, %(stray)d left an old data "
+          "file, %(inlined)d inlined a reference" % tally
+          + "; %d failed checks" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
