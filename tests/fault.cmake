@@ -9,6 +9,8 @@
 #                  EIO, writes also as ENOSPC, short, and a disk filling
 #   fault.cli_io   the same through the onnxexp command (onnxexp_faulty:
 #                  the CLI with the fault hook armed from the environment)
+#   fault.cli_alloc  each allocation of one command line using every
+#                  option the command allocates for
 #
 # The cases are generated fixtures (fixtures.generate).
 
@@ -55,4 +57,9 @@ add_test(NAME fault.cli_io
   COMMAND ${ONNXEXP_FAULT_PYTHON} ${_fault_src}/cli_io.py --faulty $<TARGET_FILE:onnxexp_faulty>
           --fixtures ${_fault_fixtures} --work ${_fault_work}/cli_io)
 set_tests_properties(fault.cli_io PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED fixtures
+                     LABELS fault)
+add_test(NAME fault.cli_alloc
+  COMMAND ${ONNXEXP_FAULT_PYTHON} ${_fault_src}/cli_io.py --alloc --faulty $<TARGET_FILE:onnxexp_faulty>
+          --fixtures ${_fault_fixtures} --work ${_fault_work}/cli_alloc)
+set_tests_properties(fault.cli_alloc PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED fixtures
                      LABELS fault)

@@ -145,20 +145,21 @@ static void emit_progress(void *user, const char *text) {
   fflush(stderr);
 }
 
-/* Splits "a,b,c" into arena strings. */
+/* Splits "a,b,c" into arena strings. Out of memory gives no items; the
+ * failure stays in the arena, which run_cli checks after the options. */
 static int split_list(oxp_arena *a, const char *s, const char ***out) {
   int n = 1;
   for (const char *p = s; *p; p++) n += *p == ',';
   const char **v = oxp_alloc(a, sizeof *v * (size_t)n);
+  *out = v;
   int k = 0;
-  for (const char *p = s;; p++) {
+  for (const char *p = s; v; p++) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    v[k++] = oxp_strndup(a, p, len);
+    if (!(v[k++] = oxp_strndup(a, p, len))) return 0;
     if (!e) break;
     p = e;
   }
-  *out = v;
   return k;
 }
 
@@ -178,6 +179,7 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
   int n = split_list(a, s, &items);
   int have = o->n_dynamic_axes;
   oxp_dyn_axis *ax = oxp_alloc(a, sizeof *ax * (size_t)(have + n));
+  if (!ax) return 0; /* out of memory: run_cli sees it in the arena */
   if (have) memcpy(ax, o->dynamic_axes, sizeof *ax * (size_t)have);
   for (int i = 0; i < n; i++) {
     const char *colon = strrchr(items[i], ':');
@@ -191,7 +193,8 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
         errno == ERANGE || axis > INT_MAX)
       return usage_error("--dynamic-axes: bad axis in '%s'", items[i]);
     oxp_dyn_axis *x = &ax[have + i];
-    x->input = oxp_strndup(a, items[i], (size_t)(colon - items[i]));
+    if (!(x->input = oxp_strndup(a, items[i], (size_t)(colon - items[i]))))
+      return 0;
     x->axis = (int)axis;
     x->param = eq && eq[1] ? oxp_strdup(a, eq + 1)
                            : oxp_sprintf(a, "%s_dim_%ld", x->input, axis);
@@ -210,6 +213,7 @@ static int parse_custom_opset(oxp_arena *a, const char *s, oxp_options *o) {
   if (!eq || eq == s || !eq[1] || *end || v < 1 || errno == ERANGE || v > INT_MAX)
     return usage_error("--custom-opset: expected DOMAIN=VERSION (VERSION >= 1), got '%s'", s);
   oxp_opset_import *im = oxp_alloc(a, sizeof *im * (size_t)(o->n_custom_opsets + 1));
+  if (!im) return 0; /* out of memory: run_cli sees it in the arena */
   if (o->n_custom_opsets)
     memcpy(im, o->custom_opsets, sizeof *im * (size_t)o->n_custom_opsets);
   im[o->n_custom_opsets].domain = oxp_strndup(a, s, (size_t)(eq - s));
@@ -333,6 +337,10 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
     default: return option_error(c, optind > 0 && optind <= argc ? argv[optind - 1] : NULL);
     }
   }
+  if (oxp_arena_failed(a)) {
+    fputs("onnxexp: error: out of memory\n", stderr);
+    return 1;
+  }
   /* --strip-doc-string wins whatever the order of the flags. */
   if (strip_doc) o.strip_doc_string = true;
   if (listops) return list_ops(o.opset, !opset_given);
@@ -380,7 +388,7 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
     if (oxp_st_open(a, wpath, &st, &d)) {
       report(&d, OXP_ERR_IO);
       free(text);
-      return 2;
+      return d.status == OXP_ERR_NOMEM ? 1 : 2; /* as any other failure */
     }
   }
   /* Progress is for a person watching: only on a terminal, never with
@@ -411,7 +419,10 @@ int main(int argc, char **argv) {
    * fails with EFBIG and the export fails like on a full disk. */
   signal(SIGXFSZ, SIG_IGN);
   oxp_arena *a = oxp_arena_new();
-  if (!a) return 1;
+  if (!a) {
+    fputs("onnxexp: error: out of memory\n", stderr);
+    return 1;
+  }
   int rc = run_cli(a, argc, argv);
   oxp_arena_free(a);
   return rc;

@@ -4,8 +4,9 @@
  * such switch; this one exists only in the build tree.
  *
  *   OXP_FAULT=KIND:N:ERRNO:MODE   fail the Nth call of KIND ("write",
- *                                 "rename", ...; fault.h) with ERRNO (EIO,
- *                                 ENOSPC) as MODE (once, short, fill)
+ *                                 "rename", "alloc", ...; fault.h) with
+ *                                 ERRNO (EIO, ENOSPC, ENOMEM) as MODE
+ *                                 (once, short, fill)
  *   OXP_FAULT=count               fail nothing, count
  *   OXP_FAULT_COUNTS=PATH         at exit, "KIND CALLS" lines into PATH,
  *                                 and "fired N"
@@ -40,7 +41,10 @@ static int arm(const char *spec) {
     return -1;
   int k = 0;
   while (oxp_fault_kind_name(k) && strcmp(oxp_fault_kind_name(k), kind)) k++;
-  int e = strcmp(err, "EIO") == 0 ? EIO : strcmp(err, "ENOSPC") == 0 ? ENOSPC : 0;
+  int e = strcmp(err, "EIO") == 0      ? EIO
+          : strcmp(err, "ENOSPC") == 0 ? ENOSPC
+          : strcmp(err, "ENOMEM") == 0 ? ENOMEM
+                                       : 0;
   oxp_fault_mode m = strcmp(mode, "once") == 0    ? OXP_FAULT_ONCE
                      : strcmp(mode, "short") == 0 ? OXP_FAULT_SHORT_ONCE
                      : strcmp(mode, "fill") == 0  ? OXP_FAULT_FILL

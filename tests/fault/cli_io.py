@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fault.cli_io: every file operation of the onnxexp command, failed in turn.
 
-    cli_io.py --faulty ONNXEXP_FAULTY --fixtures DIR --work DIR
+    cli_io.py --faulty ONNXEXP_FAULTY --fixtures DIR --work DIR [--alloc]
 
 onnxexp_faulty is the command with the fault hook (fault.h) armed from
 OXP_FAULT (cli_faulty.c). For each case the command first runs counting
@@ -18,6 +18,12 @@ the replaced data file leaves it under its hidden temporary name, and an
 external reference the writer cannot check becomes inline data (the
 model then passes onnx.checker). No run may crash, leave a descriptor open
 (onnxexp_faulty exits 99), or print anything but onnxexp's own lines.
+
+--alloc (fault.cli_alloc) instead fails each allocation of one command
+line that uses every option the command itself allocates for (names,
+dynamic axes, custom opsets, external data): each run exits 1 with one
+"out of memory" error and the previous output untouched, or exits 0 with
+the output of a run without faults.
 """
 
 import argparse
@@ -171,15 +177,67 @@ def run_case(args, label, fixture, opts, tally):
     return c.failures
 
 
+ALLOC_CASE = ("options", "mlp", ["--input-names", "x", "--output-names", "y",
+                                 "--dynamic-axes", "x:0=batch",
+                                 "--custom-opset", "my.domain=1", "--external-data"])
+
+
+def run_alloc(args, tally):
+    label, fixture, opts = ALLOC_CASE
+    c = Case(args, label, fixture, opts)
+    c.reset()
+    before = c.snapshot()
+    counts_path = os.path.join(args.work, label + ".counts")
+    rc, want_out, err = c.run("count", counts_path)
+    if rc != 0:
+        c.fail("counting run", "exit %d: %s" % (rc, err))
+        return c.failures
+    with open(counts_path) as f:
+        n = dict(line.split() for line in f)["alloc"]
+    want = c.snapshot()
+    for k in range(1, int(n) + 1):
+        what = "allocation %d" % k
+        c.reset()
+        rc, out, err = c.run("alloc:%d:ENOMEM:once" % k)
+        tally["runs"] += 1
+        lines = [l for l in err.splitlines() if l]
+        got = c.snapshot()
+        if rc == 0:
+            tally["did_without"] += 1
+            if got != want or out != want_out:
+                c.fail(what, "exit 0 with a different result")
+        elif rc == 1:
+            tally["nomem"] += 1
+            if len(lines) != 1 or not lines[0].startswith("onnxexp: error: ") \
+                    or "out of memory" not in lines[0]:
+                c.fail(what, "expected one out-of-memory error: %r" % err)
+            if got != before:
+                c.fail(what, "the previous output changed: %r" % sorted(got))
+        else:
+            c.fail(what, "exit %d: %s" % (rc, err.strip()))
+    tally["ops"] += int(n)
+    return c.failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--faulty", required=True)
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--case", action="append")
+    ap.add_argument("--alloc", action="store_true")
     args = ap.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
+    if args.alloc:
+        tally = dict(ops=0, runs=0, nomem=0, did_without=0)
+        failures = run_alloc(args, tally)
+        for f in failures[:50]:
+            print("FAIL:", f)
+        print("cli allocation failure points: %(ops)d failed in turn: %(nomem)d exit 1 "
+              "out of memory, %(did_without)d did without" % tally
+              + "; %d failed checks" % len(failures))
+        return 1 if failures else 0
     tally = dict(ops=0, runs=0, io_error=0, did_without=0, stray=0, inlined=0)
     failures = []
     for label, fixture, opts in CASES:
