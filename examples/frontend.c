@@ -17,7 +17,8 @@
 /* mydomain::Foo(y, beta): y * Sigmoid(beta * y). */
 static onnxexp_status foo_symbolic(onnxexp_graph_context *g, const onnxexp_node *node,
                                    void *user) {
-  onnxexp_value *y, *beta, *in[2], *scaled, *gate, *out;
+  onnxexp_value *y = NULL, *beta = NULL, *in[2], *scaled = NULL, *gate = NULL,
+                *out = NULL;
   double b;
   (void)user;
   onnxexp_status s = onnxexp_g_const_float(g, node, 1, &b); /* beta must be constant */
