@@ -8,6 +8,9 @@
  *                                 ERRNO (EIO, ENOSPC, ENOMEM) as MODE
  *                                 (once, short, fill)
  *   OXP_FAULT=count               fail nothing, count
+ *   OXP_FAULT_COND=KIND:ERRNO,... every call of KIND fails (uncounted): a
+ *                                 system without it (tmpfile:EOPNOTSUPP,
+ *                                 copy:EXDEV, exchange:EINVAL, ...)
  *   OXP_FAULT_COUNTS=PATH         at exit, "KIND CALLS" lines into PATH,
  *                                 and "fired N"
  *
@@ -30,6 +33,37 @@ static int count_fds(void) {
   return n;
 }
 
+static int errno_of(const char *name) {
+  static const struct {
+    const char *name;
+    int err;
+  } E[] = {{"EIO", EIO}, {"ENOSPC", ENOSPC}, {"ENOMEM", ENOMEM}, {"EXDEV", EXDEV},
+           {"EINVAL", EINVAL}, {"EOPNOTSUPP", EOPNOTSUPP}};
+  for (size_t i = 0; i < sizeof E / sizeof E[0]; i++)
+    if (strcmp(E[i].name, name) == 0) return E[i].err;
+  return 0;
+}
+
+static int kind_of(const char *name) {
+  int k = 0;
+  while (oxp_fault_kind_name(k) && strcmp(oxp_fault_kind_name(k), name)) k++;
+  return oxp_fault_kind_name(k) ? k : -1;
+}
+
+static int conditions(const char *spec) {
+  char kind[32], err[16];
+  int used;
+  while (*spec) {
+    if (sscanf(spec, "%31[a-z]:%15[A-Z]%n", kind, err, &used) != 2) return -1;
+    int k = kind_of(kind), e = errno_of(err);
+    if (k < 0 || !e) return -1;
+    oxp_fault_condition(k, e);
+    spec += used;
+    if (*spec == ',') spec++;
+  }
+  return 0;
+}
+
 static int arm(const char *spec) {
   if (strcmp(spec, "count") == 0) {
     oxp_fault_count();
@@ -39,24 +73,24 @@ static int arm(const char *spec) {
   long n;
   if (sscanf(spec, "%31[a-z]:%ld:%15[A-Z]:%15[a-z]", kind, &n, err, mode) != 4)
     return -1;
-  int k = 0;
-  while (oxp_fault_kind_name(k) && strcmp(oxp_fault_kind_name(k), kind)) k++;
-  int e = strcmp(err, "EIO") == 0      ? EIO
-          : strcmp(err, "ENOSPC") == 0 ? ENOSPC
-          : strcmp(err, "ENOMEM") == 0 ? ENOMEM
-                                       : 0;
+  int k = kind_of(kind), e = errno_of(err);
   oxp_fault_mode m = strcmp(mode, "once") == 0    ? OXP_FAULT_ONCE
                      : strcmp(mode, "short") == 0 ? OXP_FAULT_SHORT_ONCE
                      : strcmp(mode, "fill") == 0  ? OXP_FAULT_FILL
                                                   : (oxp_fault_mode)-1;
-  if (!oxp_fault_kind_name(k) || !e || (int)m < 0 || n < 1) return -1;
+  if (k < 0 || !e || (int)m < 0 || n < 1) return -1;
   oxp_fault_arm(k, n, e, m);
   return 0;
 }
 
 int main(int argc, char **argv) {
   const char *spec = getenv("OXP_FAULT"), *counts = getenv("OXP_FAULT_COUNTS");
+  const char *cond = getenv("OXP_FAULT_COND");
   int fds = count_fds();
+  if (cond && conditions(cond) != 0) {
+    fprintf(stderr, "onnxexp: error: OXP_FAULT_COND: bad spec '%s'\n", cond);
+    return 98;
+  }
   if (spec && arm(spec) != 0) {
     fprintf(stderr, "onnxexp: error: OXP_FAULT: bad spec '%s'\n", spec);
     return 98;

@@ -36,10 +36,13 @@ import sys
 PREV_MODEL = b"the previous model\n"
 PREV_DATA = b"the previous data\n"
 
-# label, fixture, options
+# label, fixture, options[, what always fails: a system without O_TMPFILE,
+# cross-filesystem copy_file_range and RENAME_EXCHANGE (cli_faulty.c)]
+FALLBACKS = "tmpfile:EOPNOTSUPP,copy:EXDEV,exchange:EINVAL"
 CASES = [
     ("mlp", "mlp", []),
     ("external_data", "cnn_bn_pool", ["--external-data"]),
+    ("external_data_fallbacks", "cnn_bn_pool", ["--external-data"], FALLBACKS),
     ("transformer_external", "model_transformer_fast", ["--external-data"]),
     ("external_reference", "mlp", ["--external-data=reference"]),
     ("dynamic_axes", "opt_dyn_cnn", ["--input-names", "img", "--dynamic-axes", "img:0=n"]),
@@ -59,8 +62,8 @@ def modes_of(kind):
 
 
 class Case:
-    def __init__(self, args, label, fixture, opts):
-        self.a, self.label, self.opts = args, label, opts
+    def __init__(self, args, label, fixture, opts, cond=None):
+        self.a, self.label, self.opts, self.cond = args, label, opts, cond
         self.fx = os.path.join(args.fixtures, fixture)
         self.ir = os.path.join(self.fx, "model.ir")
         self.out = os.path.join(args.work, label)
@@ -72,6 +75,8 @@ class Case:
 
     def run(self, spec, counts=None):
         env = dict(os.environ, OXP_FAULT=spec)
+        if self.cond:
+            env["OXP_FAULT_COND"] = self.cond
         if counts:
             env["OXP_FAULT_COUNTS"] = counts
         args = [self.a.faulty, self.ir, "-q"] + self.opts
@@ -114,8 +119,8 @@ def is_model(path):
         return False
 
 
-def run_case(args, label, fixture, opts, tally):
-    c = Case(args, label, fixture, opts)
+def run_case(args, label, fixture, opts, tally, cond=None):
+    c = Case(args, label, fixture, opts, cond)
     c.reset()
     before = c.snapshot()
     rc, want_out, err = c.run("count", os.path.join(args.work, label + ".counts"))
@@ -171,7 +176,7 @@ def run_case(args, label, fixture, opts, tally):
                     c.fail(what, "exit %d: %s" % (rc, err.strip()))
     tally["ops"] += ops
     tally["runs"] += runs
-    print("%-20s %4d operations (%s), %d runs" % (
+    print("%-24s %4d operations (%s), %d runs" % (
         label, ops, " ".join("%s %d" % kv for kv in counts.items()
                              if kv[0] not in ("alloc", "fired") and kv[1]), runs))
     return c.failures
@@ -240,10 +245,10 @@ def main():
         return 1 if failures else 0
     tally = dict(ops=0, runs=0, io_error=0, did_without=0, stray=0, inlined=0)
     failures = []
-    for label, fixture, opts in CASES:
-        if args.case and label not in args.case:
+    for case in CASES:
+        if args.case and case[0] not in args.case:
             continue
-        failures += run_case(args, label, fixture, opts, tally)
+        failures += run_case(args, *case[:3], tally, *case[3:])
     for f in failures[:50]:
         print("FAIL:", f)
     print("cli i/o failure points: %(ops)d operations failed in turn in %(runs)d runs: "

@@ -43,6 +43,9 @@ static const fx_case FX_CASES[] = {
     /* many tensors: many writes and copies, attention lowering */
     {"transformer_external", "model_transformer_fast", ONNXEXP_EXTERNAL_DATA_FILE, false, TO_FILE},
     {"dynamic_axes", "opt_dyn_cnn", ONNXEXP_EXTERNAL_DATA_NONE, true, TO_FILE},
+    /* made here (fx_make_big): a weight big enough to skip the writer's
+     * stage buffer, moved straight from the mapping into the model */
+    {"big_weight_inline", "@big_weight", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_FILE},
     {"mlp_to_buffer", "mlp", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_BUFFER},
     {"mlp_pretty", "mlp", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_PRETTY},
 };
@@ -137,6 +140,41 @@ static int fx_mappings(const char *root) {
   return k;
 }
 
+/* ---- a fixture made here ---------------------------------------------- */
+
+/* dir/model.ir and its weights: y = x @ w with a 256 KiB w. */
+static void fx_make_big(const char *dir) {
+  char p[1200];
+  mkdir(dir, 0777);
+  snprintf(p, sizeof p, "%s/model.ir", dir);
+  fx_write(p,
+           "graph(%x : Float(1, 256, strides=[256, 1], requires_grad=0, device=cpu),\n"
+           "      %w : Float(256, 256, strides=[256, 1], requires_grad=1, device=cpu)):\n"
+           "  %y : Float(1, 256, strides=[256, 1], requires_grad=0, device=cpu) = "
+           "aten::matmul(%x, %w) # big.py:1:0\n"
+           "  return (%y)\n");
+  static const char header[] =
+      "{\"w\":{\"dtype\":\"F32\",\"shape\":[256,256],\"data_offsets\":[0,262144]}}";
+  unsigned char len[8] = {0};
+  for (int i = 0; i < 8; i++) len[i] = (unsigned char)((sizeof header - 1) >> (8 * i));
+  snprintf(p, sizeof p, "%s/model.safetensors", dir);
+  FILE *f = fopen(p, "wb");
+  if (!f) {
+    perror(p);
+    exit(2);
+  }
+  fwrite(len, 1, 8, f);
+  fwrite(header, 1, sizeof header - 1, f);
+  for (int i = 0; i < 256 * 256; i++) {
+    float v = (float)(i % 251) / 251.0f;
+    fwrite(&v, sizeof v, 1, f);
+  }
+  if (fclose(f) != 0) {
+    perror(p);
+    exit(2);
+  }
+}
+
 /* ---- running a case ----------------------------------------------------- */
 
 typedef struct {
@@ -161,8 +199,6 @@ static void fx_setup(fx_run *r, const fx_case *c, const char *fixtures,
                      const char *work) {
   memset(r, 0, sizeof *r);
   r->c = c;
-  snprintf(r->fx_dir, sizeof r->fx_dir, "%s/%s/", fixtures, c->fixture);
-  snprintf(r->ir, sizeof r->ir, "%smodel.ir", r->fx_dir);
   snprintf(r->out_dir, sizeof r->out_dir, "%s/%s", work, c->label);
   snprintf(r->model, sizeof r->model, "%s/model.onnx", r->out_dir);
   snprintf(r->data, sizeof r->data, "%s/model.onnx.data", r->out_dir);
@@ -175,6 +211,14 @@ static void fx_setup(fx_run *r, const fx_case *c, const char *fixtures,
       *p = '/';
     }
   mkdir(up, 0777);
+  if (c->fixture[0] == '@') { /* made here, under work */
+    snprintf(r->fx_dir, sizeof r->fx_dir, "%s/%s", work, c->fixture + 1);
+    fx_make_big(r->fx_dir);
+    strcat(r->fx_dir, "/");
+  } else {
+    snprintf(r->fx_dir, sizeof r->fx_dir, "%s/%s/", fixtures, c->fixture);
+  }
+  snprintf(r->ir, sizeof r->ir, "%smodel.ir", r->fx_dir);
   if (access(r->ir, R_OK) != 0) {
     fprintf(stderr, "%s: missing (run tests/fixtures/gen_fixtures.py)\n", r->ir);
     exit(2);

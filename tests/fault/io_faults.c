@@ -1,6 +1,7 @@
 /* io_faults.c: every file operation of an export, failed in turn.
  *
  *   io_faults FIXTURES WORK [--case LABEL] [--kind NAME] [--trace]
+ *             [--scenario NAME]
  *
  * For each case of fault_cases.h the export first runs with file
  * operations counted per kind (open, stat, read, mmap, write, copy,
@@ -17,6 +18,13 @@
  * descriptor (/proc/self/fd) or mapping may stay open in either case, and
  * right after every failed run an export without faults must still give
  * the baseline.
+ *
+ * Each export to a file runs this three times: on this system as it is,
+ * and in two others the library has fallbacks for (fault.h conditions):
+ * without O_TMPFILE, copy_file_range across filesystems and
+ * RENAME_EXCHANGE (a named temporary, sendfile, a plain rename), and
+ * without any kernel copy (write(2) of the mapped weights). So the
+ * operations of the fallback paths are failed in turn too.
  *
  * Two outcomes are not the baseline and still lose nothing, and are
  * counted apart: a failed unlink of the old data file after it was
@@ -44,15 +52,35 @@ static const io_mode FILL = {ENOSPC, OXP_FAULT_FILL, "disk filling"};
 
 /* The ways each kind fails. */
 static int modes_of(oxp_fault_kind k, io_mode *m) {
+  bool moves = k == OXP_FAULT_WRITE || k == OXP_FAULT_COPY || k == OXP_FAULT_SENDFILE;
   int n = 0;
   m[n++] = EIO_ONCE;
-  if (k == OXP_FAULT_WRITE || k == OXP_FAULT_COPY || k == OXP_FAULT_SYNC ||
-      k == OXP_FAULT_CLOSE)
-    m[n++] = ENOSPC_ONCE;
-  if (k == OXP_FAULT_WRITE || k == OXP_FAULT_COPY || k == OXP_FAULT_READ)
-    m[n++] = SHORT;
-  if (k == OXP_FAULT_WRITE || k == OXP_FAULT_COPY) m[n++] = FILL;
+  if (moves || k == OXP_FAULT_SYNC || k == OXP_FAULT_CLOSE) m[n++] = ENOSPC_ONCE;
+  if (moves || k == OXP_FAULT_READ) m[n++] = SHORT;
+  if (moves) m[n++] = FILL;
   return n;
+}
+
+/* The systems an export to a file is tried on: what fails there always. */
+typedef struct {
+  const char *name;
+  struct {
+    oxp_fault_kind kind;
+    int err;
+  } cond[3];
+} scenario;
+
+static const scenario SCENARIOS[] = {
+    {"this system", {{0, 0}}},
+    {"fallbacks", {{OXP_FAULT_TMPFILE, EOPNOTSUPP}, {OXP_FAULT_COPY, EXDEV},
+                   {OXP_FAULT_EXCHANGE, EINVAL}}},
+    {"no kernel copy", {{OXP_FAULT_COPY, EXDEV}, {OXP_FAULT_SENDFILE, EINVAL}}},
+};
+enum { NSCENARIOS = sizeof SCENARIOS / sizeof SCENARIOS[0] };
+
+static void set_scenario(const scenario *sc, bool on) {
+  for (int i = 0; i < 3; i++)
+    if (sc->cond[i].err) oxp_fault_condition(sc->cond[i].kind, on ? sc->cond[i].err : 0);
 }
 
 typedef struct {
@@ -139,15 +167,59 @@ static void run_one(fx_run *r, onnxexp_diag *d, oxp_fault_kind k, long n,
     fx_fail("%s: %s: a mapping of the weights stayed", r->c->label, what);
 }
 
+/* One case on one system: count, then fail each operation in turn. */
+static void run_scenario(fx_run *r, onnxexp_diag *d, const scenario *sc,
+                         const char *only_kind, long *total_ops, long *total_runs) {
+  unsigned char *mem;
+  size_t mem_len;
+  fx_reset(r);
+  set_scenario(sc, true);
+  oxp_fault_count();
+  onnxexp_status s = fx_export(r, d, &mem, &mem_len);
+  long count[OXP_FAULT_NKINDS];
+  for (int k = 0; k < OXP_FAULT_NKINDS; k++) count[k] = oxp_fault_calls(k);
+  oxp_fault_disarm();
+  if (s != ONNXEXP_OK || !fx_check_success(r, mem, mem_len, "counting run"))
+    fx_fail("%s: the counting run on %s differs", r->c->label, sc->name);
+  onnxexp_free(mem);
+  fx_reset(r);
+  int before = fx_failures;
+  tally t = {0};
+  long ops = 0;
+  char per_kind[512] = "";
+  for (int k = 0; k < OXP_FAULT_NKINDS; k++) {
+    if (k == OXP_FAULT_ALLOC || !count[k]) continue;
+    if (only_kind && strcmp(only_kind, oxp_fault_kind_name(k)) != 0) continue;
+    io_mode m[4];
+    int nm = modes_of(k, m);
+    for (long n = 1; n <= count[k]; n++)
+      for (int j = 0; j < nm; j++) run_one(r, d, k, n, &m[j], &t);
+    ops += count[k];
+    size_t l = strlen(per_kind);
+    snprintf(per_kind + l, sizeof per_kind - l, " %s %ld", oxp_fault_kind_name(k),
+             count[k]);
+  }
+  set_scenario(sc, false);
+  printf("%-20s %-14s %4ld operations:%s; %ld runs: %ld i/o errors, %ld did "
+         "without, %ld left an old data file, %ld inlined a reference, %ld not "
+         "reached%s\n",
+         r->c->label, sc->name, ops, per_kind, t.points, t.io_error, t.did_without,
+         t.stray, t.inlined, t.not_fired, fx_failures > before ? "  FAILED" : "");
+  *total_ops += ops;
+  *total_runs += t.points;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: io_faults FIXTURES WORK [--case LABEL] [--kind NAME] [--trace]\n");
+    fprintf(stderr, "usage: io_faults FIXTURES WORK [--case LABEL] [--kind NAME] "
+                    "[--scenario NAME] [--trace]\n");
     return 2;
   }
-  const char *only = NULL, *only_kind = NULL;
+  const char *only = NULL, *only_kind = NULL, *only_sc = NULL;
   for (int i = 3; i < argc; i++) {
     if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc) only_kind = argv[++i];
+    else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) only_sc = argv[++i];
     else if (strcmp(argv[i], "--trace") == 0) trace = true;
     else {
       fprintf(stderr, "io_faults: unknown argument %s\n", argv[i]);
@@ -162,46 +234,20 @@ int main(int argc, char **argv) {
     fx_run r;
     fx_setup(&r, &FX_CASES[i], argv[1], argv[2]);
     fx_baseline(&r, d);
+    for (int k = 0; k < NSCENARIOS; k++) {
+      if (k > 0 && r.c->dest != TO_FILE) continue; /* nothing is written */
+      if (only_sc && strcmp(only_sc, SCENARIOS[k].name) != 0) continue;
+      run_scenario(&r, d, &SCENARIOS[k], only_kind, &total_ops, &total_runs);
+    }
+    /* Whole after all that: an export without faults is the baseline. */
     unsigned char *mem;
     size_t mem_len;
     fx_reset(&r);
-    oxp_fault_count();
     onnxexp_status s = fx_export(&r, d, &mem, &mem_len);
-    long count[OXP_FAULT_NKINDS];
-    for (int k = 0; k < OXP_FAULT_NKINDS; k++) count[k] = oxp_fault_calls(k);
-    oxp_fault_disarm();
-    if (s != ONNXEXP_OK || !fx_check_success(&r, mem, mem_len, "counting run"))
-      fx_fail("%s: the counting run differs", r.c->label);
-    onnxexp_free(mem);
-    fx_reset(&r);
-    int before = fx_failures;
-    tally t = {0};
-    long ops = 0;
-    char per_kind[512] = "";
-    for (int k = 0; k < OXP_FAULT_NKINDS; k++) {
-      if (k == OXP_FAULT_ALLOC || !count[k]) continue;
-      if (only_kind && strcmp(only_kind, oxp_fault_kind_name(k)) != 0) continue;
-      io_mode m[4];
-      int nm = modes_of(k, m);
-      for (long n = 1; n <= count[k]; n++)
-        for (int j = 0; j < nm; j++) run_one(&r, d, k, n, &m[j], &t);
-      ops += count[k];
-      size_t l = strlen(per_kind);
-      snprintf(per_kind + l, sizeof per_kind - l, " %s %ld", oxp_fault_kind_name(k), count[k]);
-    }
-    /* Whole after all that: an export without faults is the baseline. */
-    fx_reset(&r);
-    s = fx_export(&r, d, &mem, &mem_len);
     if (s != ONNXEXP_OK || !fx_check_success(&r, mem, mem_len, "the export after"))
       fx_fail("%s: the export after the faults failed: %s", r.c->label,
               onnxexp_diag_message(d));
     onnxexp_free(mem);
-    printf("%-20s %4ld operations,%s; %ld runs: %ld i/o errors, %ld did without, "
-           "%ld left an old data file, %ld inlined a reference, %ld not reached%s\n",
-           r.c->label, ops, per_kind, t.points, t.io_error, t.did_without,
-           t.stray, t.inlined, t.not_fired, fx_failures > before ? "  FAILED" : "");
-    total_ops += ops;
-    total_runs += t.points;
     fx_free(&r);
   }
   printf("i/o failure points: %ld operations failed in turn in %ld runs, "

@@ -8,6 +8,7 @@
 int oxp_fault_on_;
 
 static long calls[OXP_FAULT_NKINDS];
+static int cond[OXP_FAULT_NKINDS];
 static long fired;
 static struct {
   oxp_fault_kind kind;
@@ -17,8 +18,9 @@ static struct {
 } armed;
 
 static const char *const NAMES[OXP_FAULT_NKINDS] = {
-    "alloc", "open",  "stat", "read",   "mmap",   "write", "copy",
-    "truncate", "sync", "chmod", "link", "rename", "unlink", "close"};
+    "alloc",    "open",     "tmpfile", "stat", "read",  "mmap",
+    "write",    "copy",     "sendfile", "truncate", "sync", "chmod",
+    "link",     "rename",   "exchange", "unlink", "close"};
 
 const char *oxp_fault_kind_name(oxp_fault_kind k) {
   return (unsigned)k < OXP_FAULT_NKINDS ? NAMES[k] : NULL;
@@ -41,6 +43,10 @@ void oxp_fault_disarm(void) {
   __atomic_store_n(&oxp_fault_on_, 0, __ATOMIC_SEQ_CST);
 }
 
+void oxp_fault_condition(oxp_fault_kind k, int err) {
+  if ((unsigned)k < OXP_FAULT_NKINDS) cond[k] = err;
+}
+
 long oxp_fault_calls(oxp_fault_kind k) {
   return (unsigned)k < OXP_FAULT_NKINDS ? calls[k] : 0;
 }
@@ -49,6 +55,10 @@ long oxp_fault_fired(void) { return fired; }
 
 int oxp_fault_hit_(oxp_fault_kind k) {
   if ((unsigned)k >= OXP_FAULT_NKINDS) return 0;
+  if (cond[k]) {
+    errno = cond[k];
+    return OXP_FAULT_FAIL;
+  }
   long n = ++calls[k];
   if (!armed.nth || k != armed.kind || n < armed.nth) return 0;
   int act = OXP_FAULT_FAIL;

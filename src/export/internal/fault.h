@@ -23,16 +23,19 @@ typedef enum {
   OXP_FAULT_ALLOC,    /* arena and heap allocations (and libc calls that
                          allocate for us: fopen, realpath) */
   OXP_FAULT_OPEN,     /* open, mkostemp, fopen */
+  OXP_FAULT_TMPFILE,  /* open(O_TMPFILE); without it, mkostemp */
   OXP_FAULT_STAT,     /* stat, fstat, access, realpath */
   OXP_FAULT_READ,     /* read, fgets */
   OXP_FAULT_MMAP,
   OXP_FAULT_WRITE,    /* write, pwrite */
-  OXP_FAULT_COPY,     /* copy_file_range, sendfile */
+  OXP_FAULT_COPY,     /* copy_file_range; without it, sendfile */
+  OXP_FAULT_SENDFILE, /* without that too, write */
   OXP_FAULT_TRUNCATE, /* ftruncate */
   OXP_FAULT_SYNC,     /* fsync */
   OXP_FAULT_CHMOD,    /* fchmod */
   OXP_FAULT_LINK,     /* linkat */
-  OXP_FAULT_RENAME,   /* rename, renameat2 */
+  OXP_FAULT_RENAME,   /* rename */
+  OXP_FAULT_EXCHANGE, /* renameat2(RENAME_EXCHANGE); without it, rename */
   OXP_FAULT_UNLINK,
   OXP_FAULT_CLOSE,    /* close, fclose: the descriptor is closed all the
                          same, as Linux does when close(2) fails */
@@ -60,6 +63,11 @@ void oxp_fault_count(void);
 /* Counting as above, and the nth call (1-based) of kind k fails with err
  * (ENOMEM for allocations, EIO, ENOSPC, ...) as mode says. */
 void oxp_fault_arm(oxp_fault_kind k, long nth, int err, oxp_fault_mode mode);
+/* Makes every call of kind k fail with err while armed (0: stops it),
+ * uncounted: the system as it is elsewhere (no O_TMPFILE, no
+ * copy_file_range across filesystems, no RENAME_EXCHANGE), so that the
+ * fallback paths are counted and failed in turn too. */
+void oxp_fault_condition(oxp_fault_kind k, int err);
 /* Calls of kind k since counting started. */
 long oxp_fault_calls(oxp_fault_kind k);
 /* Failures injected since arming. */

@@ -34,7 +34,11 @@ static ssize_t quota(oxp_fault_kind k, size_t n) {
 }
 
 int oxp_io_open(const char *path, int flags, mode_t mode) {
-  FAIL_IF(OXP_FAULT_OPEN, -1);
+#ifdef O_TMPFILE
+  if ((flags & O_TMPFILE) == O_TMPFILE) FAIL_IF(OXP_FAULT_TMPFILE, -1);
+  else
+#endif
+    FAIL_IF(OXP_FAULT_OPEN, -1);
   return open(path, flags, mode);
 }
 
@@ -128,7 +132,7 @@ ssize_t oxp_io_copy_file_range(int in, off_t *in_off, int out,
 }
 
 ssize_t oxp_io_sendfile(int out, int in, off_t *in_off, size_t n) {
-  ssize_t q = quota(OXP_FAULT_COPY, n);
+  ssize_t q = quota(OXP_FAULT_SENDFILE, n);
   return q < 0 ? -1 : sendfile(out, in, in_off, (size_t)q);
 }
 
@@ -147,9 +151,9 @@ int oxp_io_fchmod(int fd, mode_t mode) {
   return fchmod(fd, mode);
 }
 
-int oxp_io_link(const char *from, const char *to) {
+int oxp_io_link(const char *from, const char *to, bool follow) {
   FAIL_IF(OXP_FAULT_LINK, -1);
-  return linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW);
+  return linkat(AT_FDCWD, from, AT_FDCWD, to, follow ? AT_SYMLINK_FOLLOW : 0);
 }
 
 int oxp_io_rename(const char *from, const char *to) {
@@ -158,7 +162,7 @@ int oxp_io_rename(const char *from, const char *to) {
 }
 
 int oxp_io_exchange(const char *a, const char *b) {
-  FAIL_IF(OXP_FAULT_RENAME, -1);
+  FAIL_IF(OXP_FAULT_EXCHANGE, -1);
   return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 }
 

@@ -38,8 +38,8 @@ int oxp_io_ftruncate(int fd, off_t len);
 int oxp_io_fsync(int fd);
 int oxp_io_fchmod(int fd, mode_t mode);
 
-/* linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW) */
-int oxp_io_link(const char *from, const char *to);
+/* linkat(AT_FDCWD, from, AT_FDCWD, to, follow ? AT_SYMLINK_FOLLOW : 0) */
+int oxp_io_link(const char *from, const char *to, bool follow);
 int oxp_io_rename(const char *from, const char *to);
 int oxp_io_exchange(const char *a, const char *b); /* renameat2 EXCHANGE */
 int oxp_io_unlink(const char *path);

@@ -13,9 +13,11 @@
  * either is renamed; the data file is swapped in with
  * renameat2(RENAME_EXCHANGE), which keeps the old data file under the
  * temporary name, so if the model's rename then fails the swap is undone
- * and neither target has changed. (Where the filesystem cannot exchange,
- * a plain rename is used and only that last, unlikely failure can leave
- * the new data file beside the old model.)
+ * and neither target has changed. Where the filesystem cannot exchange,
+ * the old data file is first kept under a hidden hard link and the new
+ * one renamed over it; should the model's rename fail, the link is renamed
+ * back. (Only where neither exchange nor hard links exist can that last,
+ * unlikely failure leave the model without its old data file.)
  *
  * The temporary is anonymous where the kernel can do it (O_TMPFILE): it has
  * no name until it is complete and synced, and only then is linked under a
@@ -133,22 +135,33 @@ static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
   return OXP_OK;
 }
 
-/* Gives an anonymous temporary its hidden name, just before the rename. */
-static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
-  char proc[64];
-  snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
+/* Links from (follow: through a final symlink) under a fresh hidden name
+ * beside t's target: *name, or NULL with errno set (then OXP_ERR_NOMEM
+ * when the name could not be made, else OXP_OK). */
+static oxp_status link_hidden(oxp_arena *a, const tmp_file *t, const char *from,
+                              bool follow, char **name, oxp_diag *d) {
   static unsigned seq;
   unsigned salt = (unsigned)getpid() * 2654435761u ^
                   __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) * 40503u;
+  *name = NULL;
   for (int i = 0; i < 64; i++, salt = salt * 1103515245u + 12345u) {
-    char *name = oxp_sprintf(a, "%s/.%s.%08x", t->dir, t->base, salt);
-    if (!name) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-    if (oxp_io_link(proc, name) == 0) {
-      t->tmp = name;
+    char *n = oxp_sprintf(a, "%s/.%s.%08x", t->dir, t->base, salt);
+    if (!n) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    if (oxp_io_link(from, n, follow) == 0) {
+      *name = n;
       return OXP_OK;
     }
     if (errno != EEXIST) break;
   }
+  return OXP_OK;
+}
+
+/* Gives an anonymous temporary its hidden name, just before the rename. */
+static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
+  oxp_status st = link_hidden(a, t, proc, true, &t->tmp, d);
+  if (st || t->tmp) return st;
   return io_fail(d, "name the temporary file for", t->path, errno);
 }
 
@@ -175,20 +188,32 @@ static void tmp_drop(tmp_file *t) {
 
 /* Renames data (if any) and then the model into place, undoing the first
  * if the second fails; see the top of the file. */
-static oxp_status commit(tmp_file *model, tmp_file *data, oxp_diag *d) {
+static oxp_status commit(oxp_arena *a, tmp_file *model, tmp_file *data,
+                         oxp_diag *d) {
   bool exchanged = false;
+  char *old = NULL; /* the old data file kept, where there is no exchange */
   if (data) {
-    if (oxp_io_exchange(data->tmp, data->path) == 0)
+    if (oxp_io_exchange(data->tmp, data->path) == 0) {
       exchanged = true; /* data->tmp now names the old data file */
-    else if (oxp_io_rename(data->tmp, data->path) != 0)
-      return io_fail(d, "replace", data->path, errno);
-    else
+    } else {
+      /* Not there (ENOENT) is nothing to keep; a link that cannot be made
+       * leaves only the unlikely failure of the top of the file. */
+      oxp_status st = link_hidden(a, data, data->path, false, &old, d);
+      if (st) return st;
+      if (oxp_io_rename(data->tmp, data->path) != 0) {
+        int err = errno;
+        if (old) oxp_io_unlink(old);
+        return io_fail(d, "replace", data->path, err);
+      }
       data->tmp = NULL;
+    }
   }
   if (oxp_io_rename(model->tmp, model->path) != 0) {
     int err = errno;
     if (exchanged)
       (void)oxp_io_exchange(data->tmp, data->path);
+    else if (old)
+      (void)oxp_io_rename(old, data->path);
     else if (data)
       oxp_io_unlink(data->path);
     return io_fail(d, "replace", model->path, err);
@@ -198,6 +223,7 @@ static oxp_status commit(tmp_file *model, tmp_file *data, oxp_diag *d) {
     oxp_io_unlink(data->tmp);
     data->tmp = NULL;
   }
+  if (old) oxp_io_unlink(old);
   return OXP_OK;
 }
 
@@ -377,7 +403,7 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
   mode_t mode = 0666 & ~current_umask();
   if (!st && w.have_data) st = tmp_seal(g->arena, &w.data, mode, d);
   if (!st) st = tmp_seal(g->arena, &model, mode, d);
-  if (!st) st = commit(&model, w.have_data ? &w.data : NULL, d);
+  if (!st) st = commit(g->arena, &model, w.have_data ? &w.data : NULL, d);
   oxp_fmap_close(fmap);
   if (st != OXP_OK) {
     tmp_drop(&model);
