@@ -2,6 +2,7 @@
  *
  *   alloc_faults FIXTURES WORK [--step K] [--persist-step K]
  *                [--case LABEL] [--from N] [--trace] [--fork]
+ *                [--fixture NAME]
  *
  * For each case of fault_cases.h the export first runs with allocations
  * counted (arena allocations, heap allocations, protobuf-c's, and libc
@@ -28,7 +29,8 @@
  * Prints one line per case and the number of failure points covered;
  * exits 1 on any failed check. To find what crashed: --trace prints each
  * N before its run; --fork runs each N in a child of its own, so one run
- * lists every crash (with a backtrace of addresses for addr2line). */
+ * lists every crash (with a backtrace of addresses for addr2line).
+ * --fixture NAME runs any generated fixture instead of the cases. */
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -288,11 +290,11 @@ static long frontend_case(long step, long persist_step, long from, long *covered
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: alloc_faults FIXTURES WORK [--step K] [--persist-step K] "
-                    "[--case LABEL] [--from N] [--trace] [--fork]\n");
+                    "[--case LABEL] [--from N] [--trace] [--fork] [--fixture NAME]\n");
     return 2;
   }
   long step = 1, persist_step = 0, from = 1;
-  const char *only = NULL;
+  const char *only = NULL, *fixture = NULL;
   for (int i = 3; i < argc; i++) {
     if (strcmp(argv[i], "--step") == 0 && i + 1 < argc) step = atol(argv[++i]);
     else if (strcmp(argv[i], "--persist-step") == 0 && i + 1 < argc)
@@ -300,6 +302,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--trace") == 0) trace = true;
     else if (strcmp(argv[i], "--fork") == 0) forking = true;
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--fixture") == 0 && i + 1 < argc) fixture = argv[++i];
     else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) from = atol(argv[++i]);
     else {
       fprintf(stderr, "alloc_faults: unknown argument %s\n", argv[i]);
@@ -310,10 +313,15 @@ int main(int argc, char **argv) {
   onnxexp_diag *d;
   if (onnxexp_diag_create(&d) != ONNXEXP_OK) return 2;
   long total = 0, covered = 0, persisted = 0;
-  for (int i = 0; i < FX_NCASES; i++) {
-    if (only && strcmp(only, FX_CASES[i].label) != 0) continue;
+  /* --fixture NAME: that fixture alone, default options (exploring) */
+  fx_case any = {fixture, fixture, ONNXEXP_EXTERNAL_DATA_NONE, false, TO_FILE};
+  const fx_case *cases = fixture ? &any : FX_CASES;
+  int ncases = fixture ? 1 : FX_NCASES;
+  if (fixture) only = fixture;
+  for (int i = 0; i < ncases; i++) {
+    if (only && strcmp(only, cases[i].label) != 0) continue;
     fx_run r;
-    fx_setup(&r, &FX_CASES[i], argv[1], argv[2]);
+    fx_setup(&r, &cases[i], argv[1], argv[2]);
     fx_baseline(&r, d);
     /* How many allocations the export makes. */
     unsigned char *mem;
