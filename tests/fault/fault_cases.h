@@ -196,6 +196,8 @@ typedef struct {
    * library still works after a broken run */
   unsigned char *want_mem;
   size_t want_mem_len;
+  /* no previous output: a failed export must leave no file at all */
+  bool fresh;
 } fx_run;
 
 static void fx_setup(fx_run *r, const fx_case *c, const char *fixtures,
@@ -249,7 +251,7 @@ static void fx_reset(fx_run *r) {
     if (e->d_type == DT_REG) unlink(p);
   }
   if (dp) closedir(dp);
-  if (r->c->dest != TO_FILE) return;
+  if (r->c->dest != TO_FILE || r->fresh) return;
   fx_write(r->model, PREV_MODEL);
   if (r->c->ext == ONNXEXP_EXTERNAL_DATA_FILE) fx_write(r->data, PREV_DATA);
 }
@@ -357,7 +359,7 @@ static bool fx_check_untouched(fx_run *r, const char *what) {
   bool ok = true;
   char listing[2048];
   fx_listing(r->out_dir, listing, sizeof listing);
-  if (r->c->dest != TO_FILE) {
+  if (r->c->dest != TO_FILE || r->fresh) {
     if (listing[0]) {
       fx_fail("%s: %s: files appeared: [%s]", r->c->label, what, listing);
       ok = false;

@@ -24,7 +24,9 @@
  * without O_TMPFILE, copy_file_range across filesystems and
  * RENAME_EXCHANGE (a named temporary, sendfile, a plain rename), and
  * without any kernel copy (write(2) of the mapped weights). So the
- * operations of the fallback paths are failed in turn too.
+ * operations of the fallback paths are failed in turn too. Those cases
+ * also run once into a directory without a previous output, where a
+ * failed export must leave no file at all.
  *
  * Two outcomes are not the baseline and still lose nothing, and are
  * counted apart: a failed unlink of the old data file after it was
@@ -75,6 +77,8 @@ static const scenario SCENARIOS[] = {
     {"fallbacks", {{OXP_FAULT_TMPFILE, EOPNOTSUPP}, {OXP_FAULT_COPY, EXDEV},
                    {OXP_FAULT_EXCHANGE, EINVAL}}},
     {"no kernel copy", {{OXP_FAULT_COPY, EXDEV}, {OXP_FAULT_SENDFILE, EINVAL}}},
+    /* this system again, writing where nothing was before (fx_run.fresh) */
+    {"no previous", {{0, 0}}},
 };
 enum { NSCENARIOS = sizeof SCENARIOS / sizeof SCENARIOS[0] };
 
@@ -237,7 +241,9 @@ int main(int argc, char **argv) {
     for (int k = 0; k < NSCENARIOS; k++) {
       if (k > 0 && !r.c->other_systems) continue;
       if (only_sc && strcmp(only_sc, SCENARIOS[k].name) != 0) continue;
+      r.fresh = strcmp(SCENARIOS[k].name, "no previous") == 0;
       run_scenario(&r, d, &SCENARIOS[k], only_kind, &total_ops, &total_runs);
+      r.fresh = false;
     }
     /* Whole after all that: an export without faults is the baseline. */
     unsigned char *mem;
