@@ -11,8 +11,9 @@
  * with ONNXEXP_ERR_NOMEM and a diagnostic saying so, the previous output
  * untouched and nothing beside it, or, when the failed allocation was one
  * the library can do without, with exactly the output of a run without
- * faults. No descriptor or mapping may stay open; the leak checker (in
- * the sanitized build) sees every run. Right after every failed run an
+ * faults. No descriptor or mapping may stay open; in the sanitized build
+ * LeakSanitizer looks after each case, so a block any run leaked fails
+ * it (--fork names the run). Right after every failed run an
  * export without faults (into memory, where it is cheap) must give the
  * baseline again.
  *
