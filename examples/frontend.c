@@ -17,7 +17,8 @@
 /* mydomain::Foo(y, beta): y * Sigmoid(beta * y). */
 static onnxexp_status foo_symbolic(onnxexp_graph_context *g, const onnxexp_node *node,
                                    void *user) {
-  onnxexp_value *y, *beta, *in[2], *scaled, *gate, *out;
+  onnxexp_value *y = NULL, *beta = NULL, *in[2], *scaled = NULL, *gate = NULL,
+                *out = NULL;
   double b;
   (void)user;
   onnxexp_status s = onnxexp_g_const_float(g, node, 1, &b); /* beta must be constant */
@@ -37,7 +38,7 @@ static float weight[3][4], bias[3];
 static onnxexp_status build(onnxexp_graph **out, onnxexp_diag *d) {
   const int64_t xdims[] = {2, 4}, wdims[] = {3, 4}, bdims[] = {3}, ydims[] = {2, 3};
   onnxexp_graph *g;
-  onnxexp_value *in[3], *beta, *y, *z;
+  onnxexp_value *in[3], *beta = NULL, *y = NULL, *z = NULL;
   onnxexp_node *n;
   onnxexp_status s = onnxexp_graph_create("frontend", &g, d);
   if (s) return s;

@@ -2,7 +2,6 @@
  * pipeline, writes the model atomically. Exit 0 on success, 1 on an
  * export error, 2 on bad usage or unreadable input. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "io.h"
 #include "serialize.h"
 #include "source_loc.h"
 #include "../../symbolic/sym.h"
@@ -146,20 +146,21 @@ static void emit_progress(void *user, const char *text) {
   fflush(stderr);
 }
 
-/* Splits "a,b,c" into arena strings. */
+/* Splits "a,b,c" into arena strings. Out of memory gives no items; the
+ * failure stays in the arena, which run_cli checks after the options. */
 static int split_list(oxp_arena *a, const char *s, const char ***out) {
   int n = 1;
   for (const char *p = s; *p; p++) n += *p == ',';
   const char **v = oxp_alloc(a, sizeof *v * (size_t)n);
+  *out = v;
   int k = 0;
-  for (const char *p = s;; p++) {
+  for (const char *p = s; v; p++) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
-    v[k++] = oxp_strndup(a, p, len);
+    if (!(v[k++] = oxp_strndup(a, p, len))) return 0;
     if (!e) break;
     p = e;
   }
-  *out = v;
   return k;
 }
 
@@ -179,6 +180,7 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
   int n = split_list(a, s, &items);
   int have = o->n_dynamic_axes;
   oxp_dyn_axis *ax = oxp_alloc(a, sizeof *ax * (size_t)(have + n));
+  if (!ax) return 0; /* out of memory: run_cli sees it in the arena */
   if (have) memcpy(ax, o->dynamic_axes, sizeof *ax * (size_t)have);
   for (int i = 0; i < n; i++) {
     const char *colon = strrchr(items[i], ':');
@@ -192,7 +194,8 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
         errno == ERANGE || axis > INT_MAX)
       return usage_error("--dynamic-axes: bad axis in '%s'", items[i]);
     oxp_dyn_axis *x = &ax[have + i];
-    x->input = oxp_strndup(a, items[i], (size_t)(colon - items[i]));
+    if (!(x->input = oxp_strndup(a, items[i], (size_t)(colon - items[i]))))
+      return 0;
     x->axis = (int)axis;
     x->param = eq && eq[1] ? oxp_strdup(a, eq + 1)
                            : oxp_sprintf(a, "%s_dim_%ld", x->input, axis);
@@ -211,6 +214,7 @@ static int parse_custom_opset(oxp_arena *a, const char *s, oxp_options *o) {
   if (!eq || eq == s || !eq[1] || *end || v < 1 || errno == ERANGE || v > INT_MAX)
     return usage_error("--custom-opset: expected DOMAIN=VERSION (VERSION >= 1), got '%s'", s);
   oxp_opset_import *im = oxp_alloc(a, sizeof *im * (size_t)(o->n_custom_opsets + 1));
+  if (!im) return 0; /* out of memory: run_cli sees it in the arena */
   if (o->n_custom_opsets)
     memcpy(im, o->custom_opsets, sizeof *im * (size_t)o->n_custom_opsets);
   im[o->n_custom_opsets].domain = oxp_strndup(a, s, (size_t)(eq - s));
@@ -243,50 +247,6 @@ static int list_ops(int opset, bool all) {
   for (int i = 0; i < n; i++)
     if (all || first[i] <= opset) printf("%-40s %d\n", names[i], first[i]);
   return 0;
-}
-
-/* The whole file, NUL-terminated; a pipe or a device (/dev/stdin) reads to
- * end of file. NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return NULL;
-  struct stat sb;
-  char *buf = NULL;
-  int err = 0;
-  if (fstat(fd, &sb) != 0) {
-    err = errno;
-  } else if (S_ISDIR(sb.st_mode)) {
-    err = EISDIR;
-  } else {
-    /* room for the whole regular file, a NUL and the probe that sees EOF */
-    size_t cap = S_ISREG(sb.st_mode) ? (size_t)sb.st_size + 2 : 65536, got = 0;
-    buf = malloc(cap);
-    while (buf) {
-      if (cap - got < 2) {
-        char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-        if (!nb) break;
-        buf = nb;
-        cap *= 2;
-      }
-      ssize_t r = read(fd, buf + got, cap - 1 - got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) err = errno;
-      if (r <= 0) break;
-      got += (size_t)r;
-    }
-    if (buf && cap - got < 2) err = ENOMEM; /* the realloc above failed */
-    if (!buf && !err) err = ENOMEM;
-    if (err) {
-      free(buf);
-      buf = NULL;
-    } else {
-      buf[got] = 0;
-      *len = got;
-    }
-  }
-  close(fd);
-  errno = err;
-  return buf;
 }
 
 static int exit_code(oxp_status st) {
@@ -393,6 +353,10 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
     default: return option_error(c, optind > 0 && optind <= argc ? argv[optind - 1] : NULL);
     }
   }
+  if (oxp_arena_failed(a)) {
+    fputs("onnxexp: error: out of memory\n", stderr);
+    return 1;
+  }
   /* --strip-doc-string wins whatever the order of the flags. */
   if (strip_doc) o.strip_doc_string = true;
   if (listops) return list_ops(o.opset, !opset_given);
@@ -410,7 +374,7 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
   /* The model is renamed onto OUT: never do that to a directory, a device
    * (think -o /dev/null as root) or a pipe. */
   struct stat osb;
-  if (out && stat(out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
+  if (out && oxp_io_stat(out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
     fprintf(stderr, "onnxexp: error: %s: %s\n", out,
             S_ISDIR(osb.st_mode) ? "is a directory"
                                  : "not a regular file (only a regular file is replaced)");
@@ -428,19 +392,19 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
   if (out && oxp_check_outputs(a, out, &o, &d)) return report(&d, OXP_ERR_USAGE);
 
   size_t len = 0;
-  char *text = read_file(ir, &len);
-  if (!text) {
-    fprintf(stderr, "onnxexp: error: %s: %s\n", ir, strerror(errno));
-    return 2;
-  }
+  char *text = oxp_io_read_file(ir, &len, &d);
+  if (!text) return report(&d, OXP_ERR_IO);
   oxp_safetensors *st = NULL;
-  if (weights || access(wpath, F_OK) == 0) {
+  /* The default sidecar may be absent; one that cannot even be looked at
+   * is opened all the same, to report why. */
+  if (weights || oxp_io_access(wpath, F_OK) == 0 ||
+      (errno != ENOENT && errno != ENOTDIR)) {
     /* A weights file that cannot be read is unreadable input (2); one
      * that reads but disagrees with the graph is an export error (1). */
     if (oxp_st_open(a, wpath, &st, &d)) {
       report(&d, OXP_ERR_IO);
       free(text);
-      return 2;
+      return d.status == OXP_ERR_NOMEM ? 1 : 2; /* as any other failure */
     }
   }
   /* Progress is for a person watching: only on a terminal, never with
@@ -471,7 +435,10 @@ int main(int argc, char **argv) {
    * fails with EFBIG and the export fails like on a full disk. */
   signal(SIGXFSZ, SIG_IGN);
   oxp_arena *a = oxp_arena_new();
-  if (!a) return 1;
+  if (!a) {
+    fputs("onnxexp: error: out of memory\n", stderr);
+    return 1;
+  }
   int rc = run_cli(a, argc, argv);
   oxp_arena_free(a);
   return rc;

@@ -29,8 +29,8 @@ oxp_status oxp_custom_register(const char *op, int opset, oxp_custom_fn fn,
   custom *e = head;
   while (e && !(e->opset == opset && strcmp(e->op, op) == 0)) e = e->next;
   if (!e) {
-    e = calloc(1, sizeof *e);
-    char *name = e ? strdup(op) : NULL;
+    e = oxp_mem_calloc(1, sizeof *e);
+    char *name = e ? oxp_mem_strdup(op) : NULL;
     if (!name) {
       free(e);
       pthread_rwlock_unlock(&lock);

@@ -360,7 +360,7 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
                       "graph input %%%s has type '%s': only tensors and "
                       "scalars can be graph inputs",
                       in->name ? in->name : "?", type_word(in->type));
-    oxp_value *v = oxp_block_add_input(c->dst->top, in->name, t);
+    oxp_value *v = t ? oxp_block_add_input(c->dst->top, in->name, t) : NULL;
     if (!v) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     v->init = in->init;
     oxp_lower_bind(c, in, v);

@@ -152,6 +152,7 @@ oxp_status oxp_s_roll(oxp_sctx *c, oxp_node *n) {
   static const int64_t flat = -1, zero = 0;
   if (kd == 0) {
     x = oxp_sx_reshape(c, x, &flat, 1);
+    if (!x) return oxp_sym_status(c);
     oxp_sym_set_type(c, x, oxp_sym_dtype(orig), 1, NULL);
     dims = (int64_t *)&zero;
     kd = 1;
@@ -168,6 +169,7 @@ oxp_status oxp_s_roll(oxp_sctx *c, oxp_node *n) {
     oxp_value *parts[2] = {oxp_sym_slice(c, x, &ax, &a0, &a1, NULL, 1),
                            oxp_sym_slice(c, x, &ax, &b0, &b1, NULL, 1)};
     oxp_value *y = oxp_sx_concat(c, parts, 2, ax);
+    if (!y) return oxp_sym_status(c); /* out of memory */
     oxp_sym_set_type(c, y, oxp_sym_dtype(x), r, x->type ? x->type->dims : NULL);
     x = y;
   }

@@ -46,11 +46,15 @@ oxp_node *oxp_sym_op(oxp_sctx *c, const char *op, oxp_value *const *ins,
   if (c->d->status) return NULL;
   const char *kind = strstr(op, "::") ? oxp_strdup(c->dst->arena, op) : onnx_kind(c, op);
   oxp_node *n = kind ? oxp_node_new(c->dst, kind, nout) : NULL;
+  for (int i = 0; n && i < nin; i++)
+    if (!oxp_node_add_input(n, ins[i])) {
+      oxp_node_destroy(n); /* never half a node, nor its uses */
+      n = NULL;
+    }
   if (!n) {
     oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     return NULL;
   }
-  for (int i = 0; i < nin; i++) oxp_node_add_input(n, ins[i]);
   if (c->node) {
     n->loc = c->node->loc;
     n->scope = c->node->scope;

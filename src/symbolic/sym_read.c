@@ -96,7 +96,9 @@ bool oxp_sym_ints(oxp_sctx *c, oxp_node *n, int i, int64_t **v, int *cnt) {
   if (a && a->kind == OXP_A_TENSOR && a->t && a->t->data && a->t->rank <= 1 &&
       oxp_dtype_is_int(a->t->dtype)) {
     int64_t m = oxp_tensor_numel(a->t);
-    *v = oxp_alloc(c->dst->arena, sizeof(int64_t) * (size_t)(m + 1));
+    /* Out of memory reads as "not constant"; the pipeline reports it. */
+    if (!(*v = oxp_alloc(c->dst->arena, sizeof(int64_t) * (size_t)(m + 1))))
+      return false;
     for (int64_t k = 0; k < m; k++) (*v)[k] = oxp_tensor_get_i(a->t, k);
     *cnt = (int)m;
     return true;
@@ -104,14 +106,15 @@ bool oxp_sym_ints(oxp_sctx *c, oxp_node *n, int i, int64_t **v, int *cnt) {
   double f;
   int64_t one;
   if (a && attr_number(a, &f, &one) && a->kind == OXP_A_INT) {
-    *v = oxp_alloc(c->dst->arena, sizeof(int64_t));
+    if (!(*v = oxp_alloc(c->dst->arena, sizeof(int64_t)))) return false;
     (*v)[0] = one;
     *cnt = 1;
     return true;
   }
   if (!is_list_of_consts(src)) return false;
   oxp_node *lc = src->producer;
-  *v = oxp_alloc(c->dst->arena, sizeof(int64_t) * (size_t)(lc->ninputs + 1));
+  if (!(*v = oxp_alloc(c->dst->arena, sizeof(int64_t) * (size_t)(lc->ninputs + 1))))
+    return false;
   for (int k = 0; k < lc->ninputs; k++)
     if (!attr_number(const_attr(lc->inputs[k]), &f, &(*v)[k])) return false;
   *cnt = lc->ninputs;
@@ -128,14 +131,16 @@ bool oxp_sym_floats(oxp_sctx *c, oxp_node *n, int i, double **v, int *cnt) {
     return true;
   }
   if (a && a->kind == OXP_A_INTS) {
-    *v = oxp_alloc(c->dst->arena, sizeof(double) * (size_t)(a->n + 1));
+    if (!(*v = oxp_alloc(c->dst->arena, sizeof(double) * (size_t)(a->n + 1))))
+      return false;
     for (int k = 0; k < a->n; k++) (*v)[k] = (double)a->ints[k];
     *cnt = a->n;
     return true;
   }
   if (!is_list_of_consts(src)) return false;
   oxp_node *lc = src->producer;
-  *v = oxp_alloc(c->dst->arena, sizeof(double) * (size_t)(lc->ninputs + 1));
+  if (!(*v = oxp_alloc(c->dst->arena, sizeof(double) * (size_t)(lc->ninputs + 1))))
+    return false;
   for (int k = 0; k < lc->ninputs; k++)
     if (!attr_number(const_attr(lc->inputs[k]), &(*v)[k], &iv)) return false;
   *cnt = lc->ninputs;
@@ -490,6 +495,10 @@ bool oxp_sym_in_list(oxp_sctx *c, oxp_node *n, int i, oxp_value ***vals,
   }
   oxp_node *lc = src->producer;
   *vals = oxp_alloc(c->dst->arena, sizeof **vals * (size_t)(lc->ninputs + 1));
+  if (!*vals) {
+    oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    return false;
+  }
   for (int k = 0; k < lc->ninputs; k++)
     if (!((*vals)[k] = oxp_sym_in(c, lc, k))) return false;
   *cnt = lc->ninputs;

@@ -1,9 +1,14 @@
 /* arena.c: bump allocation in chunks, freed in one call.
- * Everything a graph owns lives here, so an export frees in O(chunks). */
+ * Everything a graph owns lives here, so an export frees in O(chunks).
+ * A failed allocation is remembered (oxp_arena_failed): code that cannot
+ * report one (a void setter) still cannot make an export succeed with a
+ * piece of the graph missing. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "oxp.h"
 
 typedef struct chunk {
@@ -15,11 +20,12 @@ typedef struct chunk {
 struct oxp_arena {
   chunk *head;
   size_t total;
+  bool failed;
 };
 
 enum { CHUNK_MIN = 64 * 1024 };
 
-oxp_arena *oxp_arena_new(void) { return calloc(1, sizeof(oxp_arena)); }
+oxp_arena *oxp_arena_new(void) { return oxp_mem_calloc(1, sizeof(oxp_arena)); }
 
 void oxp_arena_free(oxp_arena *a) {
   if (!a) return;
@@ -30,7 +36,17 @@ void oxp_arena_free(oxp_arena *a) {
   free(a);
 }
 
+/* Every call may fail in a test, not just those that need a new chunk:
+ * which call needs one depends on sizes, so every caller must cope. */
 void *oxp_alloc(oxp_arena *a, size_t n) {
+  if (oxp_fault(OXP_FAULT_ALLOC)) {
+    a->failed = true;
+    return NULL;
+  }
+  if (n > SIZE_MAX - 15 - sizeof(chunk)) { /* rounding up would wrap */
+    a->failed = true;
+    return NULL;
+  }
   n = (n + 15) & ~(size_t)15;
   if (n == 0) n = 16;
   chunk *c = a->head;
@@ -38,8 +54,11 @@ void *oxp_alloc(oxp_arena *a, size_t n) {
     /* Big requests get their own chunk behind the head so the head's
      * remaining space is not wasted. */
     size_t cap = n > CHUNK_MIN / 4 ? n : CHUNK_MIN;
-    chunk *nc = malloc(sizeof(chunk) + cap);
-    if (!nc) return NULL;
+    chunk *nc = oxp_mem_alloc(sizeof(chunk) + cap);
+    if (!nc) {
+      a->failed = true;
+      return NULL;
+    }
     nc->cap = cap;
     nc->used = 0;
     if (c && cap == n) {
@@ -88,3 +107,5 @@ char *oxp_sprintf(oxp_arena *a, const char *fmt, ...) {
 }
 
 size_t oxp_arena_bytes(const oxp_arena *a) { return a->total; }
+
+bool oxp_arena_failed(const oxp_arena *a) { return a && a->failed; }

@@ -12,6 +12,20 @@
 #include "proto_depth.h"
 #include "onnx/onnx.pb-c.h"
 
+/* protobuf-c's allocations are the library's too (failure points for the
+ * tests, fault.h), and unpack answers NULL both for bytes that do not
+ * parse and for memory that ran out: the allocator tells which. */
+static void *pb_alloc(void *data, size_t n) {
+  void *p = oxp_mem_alloc(n);
+  if (!p) *(bool *)data = true;
+  return p;
+}
+
+static void pb_free(void *data, void *p) {
+  (void)data;
+  free(p);
+}
+
 static bool is_default_domain(const char *d) {
   return !d || !*d || strcmp(d, "ai.onnx") == 0;
 }
@@ -82,8 +96,8 @@ static oxp_status fill(oxp_model_info *m, const Onnx__ModelProto *mp,
   m->node_ops = oxp_alloc(a, sizeof *m->node_ops * (g->n_node + 1));
   for (size_t i = 0; m->node_ops && i < g->n_node; i++)
     m->node_ops[i] = oxp_strdup(a, g->node[i]->op_type ? g->node[i]->op_type : "");
-  if (!m->inputs || !m->outputs || !m->node_ops)
-    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  /* Any name that could not be copied (NULL in a list) fails it all. */
+  if (oxp_arena_failed(a)) return oxp_fail_nomem(d);
   return check_graph(m, g, 0, d);
 }
 
@@ -93,7 +107,12 @@ oxp_status oxp_check_model(const void *buf, size_t len, oxp_model_info **out,
   oxp_status st = oxp_proto_depth_check(&onnx__model_proto__descriptor, buf,
                                         len, d);
   if (st) return st;
-  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+  bool oom = false;
+  ProtobufCAllocator pb = {pb_alloc, pb_free, &oom};
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb, len, buf);
+  if (!mp && oom)
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                    "out of memory reading a %zu-byte model", len);
   if (!mp)
     return oxp_fail(d, OXP_ERR_GRAPH, NULL, NULL,
                     "the %zu bytes do not parse as an onnx ModelProto", len);
@@ -109,7 +128,7 @@ oxp_status oxp_check_model(const void *buf, size_t len, oxp_model_info **out,
     m->arena = a;
     st = fill(m, mp, d);
   }
-  onnx__model_proto__free_unpacked(mp, NULL);
+  onnx__model_proto__free_unpacked(mp, &pb);
   if (st || !out) {
     oxp_arena_free(a);
     return st;

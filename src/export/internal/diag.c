@@ -25,6 +25,14 @@ oxp_status oxp_fail(oxp_diag *d, oxp_status st, const oxp_loc *loc,
   return st;
 }
 
+oxp_status oxp_fail_nomem(oxp_diag *d) {
+  if (d && d->status != OXP_ERR_NOMEM) {
+    oxp_diag_clear(d);
+    oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  }
+  return OXP_ERR_NOMEM;
+}
+
 void oxp_diag_format(const oxp_diag *d, char *buf, size_t n) {
   if (d->file[0] && d->line > 0)
     snprintf(buf, n, "%s:%d:%d: %s", d->file, d->line, d->col, d->message);

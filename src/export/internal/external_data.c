@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "serialize.h"
 
 struct oxp_ext {
@@ -132,8 +133,12 @@ static const char *location_of(oxp_ext *x, const char *src_path,
                                oxp_diag *d, oxp_status *st) {
   const char *loc = oxp_map_get(&x->rel, src_path);
   if (loc) return loc;
-  char *real = realpath(src_path, NULL);
+  char *real = oxp_io_realpath(src_path);
   loc = "";
+  if (!real && errno == ENOMEM) {
+    *st = oxp_fail_nomem(d);
+    return NULL;
+  }
   if (real) {
     loc = oxp_relative_path(x->a, x->model_dir, real);
     free(real);
@@ -207,7 +212,7 @@ oxp_status oxp_ext_place(oxp_ext *x, const oxp_tensor *t, bool *external,
 oxp_status oxp_ext_finish(oxp_ext *x, oxp_diag *d) {
   if (!x || x->mode != OXP_EXT_FILE) return OXP_OK;
   /* The length is the end of the last tensor whatever the writes did. */
-  if (ftruncate(x->fd, (off_t)x->end) != 0)
+  if (oxp_io_ftruncate(x->fd, (off_t)x->end) != 0)
     return oxp_fail(d, OXP_ERR_IO, NULL, NULL, "cannot write %s: %s",
                     x->what, strerror(errno));
   return OXP_OK;

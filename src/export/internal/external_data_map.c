@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "serialize.h"
 
 /* Bytes moved per system call: small enough that progress moves and that
@@ -91,25 +91,28 @@ static bool push(oxp_fmap *m, int *cap, const vma *x) {
   return true;
 }
 
+/* The table is read from one copy of smaps, taken with a few large reads
+ * (it is tens of KiB): a line at a time would ask the kernel, and the
+ * fault tests (fault.h), once per line for nothing. */
 oxp_fmap *oxp_fmap_load(oxp_arena *a) {
   oxp_fmap *m = oxp_alloc(a, sizeof *m);
   if (!m) return NULL;
   m->a = a;
-  FILE *f = fopen("/proc/self/smaps", "re");
-  if (!f) return m;
-  char *line = NULL;
-  size_t cap = 0;
+  size_t len;
+  char *text = oxp_io_read_file("/proc/self/smaps", &len, NULL);
+  if (!text) return m; /* no /proc: no table */
   int vcap = 0;
   vma cur = {0};
-  bool have = false;
-  ssize_t len;
-  while ((len = getline(&line, &cap, f)) > 0) {
-    if (line[len - 1] == '\n') line[--len] = 0;
+  bool have = false, whole = true;
+  for (char *line = text, *next; *line && whole; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    else next = line + strlen(line);
     char perms[8] = {0};
     const char *path;
     vma x = {0};
     if (parse_header(line, &x, perms, &path)) {
-      if (have && cur.clean && !push(m, &vcap, &cur)) break;
+      if (have && cur.clean && !push(m, &vcap, &cur)) whole = false;
       have = true;
       cur = x;
       cur.fd = -1;
@@ -134,9 +137,12 @@ oxp_fmap *oxp_fmap_load(oxp_arena *a) {
     if (have && sscanf(line, "Anonymous: %lu kB", &kb) == 1 && kb != 0)
       cur.clean = false;
   }
-  if (have && cur.clean) push(m, &vcap, &cur);
-  free(line);
-  fclose(f);
+  if (whole && have && cur.clean && !push(m, &vcap, &cur)) whole = false;
+  free(text);
+  /* Part of the list would tell a mapped tensor from memory wrongly (a
+   * reference would become inline data): no list at all instead, as
+   * without /proc. */
+  if (!whole) m->n = 0;
   return m;
 }
 
@@ -145,7 +151,7 @@ bool oxp_fmap_available(const oxp_fmap *m) { return m && m->n > 0; }
 void oxp_fmap_close(oxp_fmap *m) {
   if (!m) return;
   for (int i = 0; i < m->n; i++)
-    if (m->v[i].fd >= 0) close(m->v[i].fd);
+    if (m->v[i].fd >= 0) oxp_io_close(m->v[i].fd);
   m->n = 0;
 }
 
@@ -170,13 +176,13 @@ static vma *find(const oxp_fmap *m, const void *p, size_t n) {
 static int vma_fd(vma *v) {
   if (v->fd != -1) return v->fd;
   v->fd = -2;
-  int fd = open(v->path, O_RDONLY | O_CLOEXEC);
+  int fd = oxp_io_open(v->path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return -2;
   struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+  if (oxp_io_fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
       (uint64_t)sb.st_ino != v->inode || major(sb.st_dev) != v->dev_major ||
       minor(sb.st_dev) != v->dev_minor) {
-    close(fd);
+    oxp_io_close(fd);
     return -2;
   }
   return v->fd = fd;
@@ -199,7 +205,7 @@ bool oxp_fmap_same_file(oxp_fmap *m, const void *p, size_t n,
   vma *v = find(m, p, n);
   if (!v || !path) return false;
   struct stat sb;
-  return stat(path, &sb) == 0 && (uint64_t)sb.st_ino == v->inode &&
+  return oxp_io_stat(path, &sb) == 0 && (uint64_t)sb.st_ino == v->inode &&
          major(sb.st_dev) == v->dev_major && minor(sb.st_dev) == v->dev_minor;
 }
 
@@ -223,7 +229,8 @@ static oxp_status wfail(oxp_diag *d, const char *what, int err) {
 static oxp_status write_mem(int out, off_t *out_off, const char *c, size_t n,
                             const char *what, oxp_diag *d) {
   while (n > 0) {
-    ssize_t w = out_off ? pwrite(out, c, n, *out_off) : write(out, c, n);
+    ssize_t w = out_off ? oxp_io_pwrite(out, c, n, *out_off)
+                        : oxp_io_write(out, c, n);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) return wfail(d, what, errno);
     if (w == 0) /* a full disk normally says ENOSPC; never spin on 0 */
@@ -249,10 +256,10 @@ static ssize_t kernel_copy(oxp_fmap *m, int in, off_t in_off, int out,
                            off_t *out_off, size_t n, int *err) {
   *err = 0;
   if (!m->no_cfr) {
-    loff_t ioff = in_off, ooff = out_off ? *out_off : 0;
+    off_t ioff = in_off, ooff = out_off ? *out_off : 0;
     ssize_t r;
     do
-      r = copy_file_range(in, &ioff, out, out_off ? &ooff : NULL, n, 0);
+      r = oxp_io_copy_file_range(in, &ioff, out, out_off ? &ooff : NULL, n);
     while (r < 0 && errno == EINTR);
     if (r > 0) {
       if (out_off) *out_off = ooff;
@@ -269,7 +276,7 @@ static ssize_t kernel_copy(oxp_fmap *m, int in, off_t in_off, int out,
     off_t ioff = in_off;
     ssize_t r;
     do
-      r = sendfile(out, in, &ioff, n);
+      r = oxp_io_sendfile(out, in, &ioff, n);
     while (r < 0 && errno == EINTR);
     if (r > 0) return r;
     if (r < 0 && !unsupported(errno)) {

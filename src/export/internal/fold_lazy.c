@@ -170,7 +170,7 @@ oxp_status oxp_tensor_produce(const oxp_tensor *t, oxp_bytes_fn put,
     return t->nbytes ? put(user, t->data, t->nbytes) : OXP_OK;
   const oxp_lazy *z = t->lazy;
   size_t cap = t->nbytes < CHUNK ? t->nbytes : CHUNK;
-  unsigned char *buf = malloc(cap);
+  unsigned char *buf = oxp_mem_alloc(cap);
   if (!buf)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
                     "out of memory for a %zu-byte write buffer", cap);

@@ -231,8 +231,7 @@ oxp_attr *oxp_attr_set(oxp_node *n, const char *name, oxp_attr_kind k) {
   if (!a) {
     oxp_arena *ar = graph_of(n)->arena;
     a = oxp_alloc(ar, sizeof *a);
-    if (!a) return NULL;
-    a->name = oxp_strdup(ar, name);
+    if (!a || !(a->name = oxp_strdup(ar, name))) return NULL;
     oxp_attr **p = &n->attrs;
     while (*p) p = &(*p)->next;
     *p = a;
@@ -256,9 +255,18 @@ void oxp_attr_set_f(oxp_node *n, const char *name, double v) {
   if (a) a->f = v;
 }
 
+/* The setters return nothing: a failed allocation is left in the arena
+ * (oxp_arena_failed) for the pipeline to report, and what they leave
+ * behind meanwhile is consistent (an empty list, an empty string), never
+ * a count without its array nor a NULL array, so readers until then stay
+ * in bounds (memcpy of 0 bytes from NULL is undefined too). */
+static int64_t no_ints[1];
+static double no_floats[1];
+static const char *no_strs[1];
+
 void oxp_attr_set_s(oxp_node *n, const char *name, const char *v) {
   oxp_attr *a = oxp_attr_set(n, name, OXP_A_STR);
-  if (a) a->s = oxp_strdup(graph_of(n)->arena, v);
+  if (a && !(a->s = oxp_strdup(graph_of(n)->arena, v))) a->s = "";
 }
 
 void oxp_attr_set_t(oxp_node *n, const char *name, oxp_tensor *t) {
@@ -271,7 +279,11 @@ void oxp_attr_set_ints(oxp_node *n, const char *name, const int64_t *v,
   oxp_attr *a = oxp_attr_set(n, name, OXP_A_INTS);
   if (!a) return;
   a->ints = oxp_alloc(graph_of(n)->arena, sizeof(int64_t) * (size_t)(cnt + 1));
-  if (a->ints && cnt) memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
+  if (!a->ints) {
+    a->ints = no_ints;
+    return;
+  }
+  if (cnt) memcpy(a->ints, v, sizeof(int64_t) * (size_t)cnt);
   a->n = cnt;
 }
 
@@ -280,7 +292,11 @@ void oxp_attr_set_floats(oxp_node *n, const char *name, const double *v,
   oxp_attr *a = oxp_attr_set(n, name, OXP_A_FLOATS);
   if (!a) return;
   a->floats = oxp_alloc(graph_of(n)->arena, sizeof(double) * (size_t)(cnt + 1));
-  if (a->floats && cnt) memcpy(a->floats, v, sizeof(double) * (size_t)cnt);
+  if (!a->floats) {
+    a->floats = no_floats;
+    return;
+  }
+  if (cnt) memcpy(a->floats, v, sizeof(double) * (size_t)cnt);
   a->n = cnt;
 }
 
@@ -290,7 +306,11 @@ void oxp_attr_set_strs(oxp_node *n, const char *name, const char **v,
   if (!a) return;
   oxp_arena *ar = graph_of(n)->arena;
   a->strs = oxp_alloc(ar, sizeof(char *) * (size_t)(cnt + 1));
-  if (!a->strs) return;
-  for (int i = 0; i < cnt; i++) a->strs[i] = oxp_strdup(ar, v[i]);
+  if (!a->strs) {
+    a->strs = no_strs;
+    return;
+  }
+  for (int i = 0; i < cnt; i++)
+    if (!(a->strs[i] = oxp_strdup(ar, v[i]))) return;
   a->n = cnt;
 }

@@ -51,6 +51,10 @@ typedef struct {
 oxp_status oxp_fail(oxp_diag *d, oxp_status st, const oxp_loc *loc,
                     const char *op, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Out of memory, recorded over whatever d holds: once an allocation has
+ * failed, a failure reported after it ("no such value") may be its
+ * consequence and would mislead. */
+oxp_status oxp_fail_nomem(oxp_diag *d);
 void oxp_diag_clear(oxp_diag *d);
 /* "file:line:col: message" (or without location), for printing. */
 void oxp_diag_format(const oxp_diag *d, char *buf, size_t n);
@@ -77,12 +81,23 @@ enum {
  * then stay out of the recursion's frames. */
 #define OXP_OUT_OF_LINE __attribute__((noinline))
 
+/* ---- heap (mem.c) ------------------------------------------------------ */
+
+/* malloc, calloc, realloc and strdup for everything the library allocates
+ * outside an arena; free with free(3). Each is a failure point for the
+ * tests (fault.h). */
+void *oxp_mem_alloc(size_t n);
+void *oxp_mem_calloc(size_t k, size_t n);
+void *oxp_mem_realloc(void *p, size_t n);
+char *oxp_mem_strdup(const char *s);
+
 /* ---- arena ------------------------------------------------------------- */
 
 typedef struct oxp_arena oxp_arena;
 oxp_arena *oxp_arena_new(void);
 void oxp_arena_free(oxp_arena *a);
-/* Zeroed, 16-byte aligned. Returns NULL only when memory is exhausted. */
+/* Zeroed, 16-byte aligned. Returns NULL only when memory is exhausted;
+ * any allocation may, each is a failure point for the tests (fault.h). */
 void *oxp_alloc(oxp_arena *a, size_t n);
 void *oxp_realloc(oxp_arena *a, void *old, size_t oldn, size_t newn);
 char *oxp_strdup(oxp_arena *a, const char *s);
@@ -90,6 +105,10 @@ char *oxp_strndup(oxp_arena *a, const char *s, size_t n);
 char *oxp_sprintf(oxp_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 size_t oxp_arena_bytes(const oxp_arena *a);
+/* Has an allocation from a ever failed? Callers that cannot report a
+ * failure (void setters, optional extras) leave it here, and the pipeline
+ * turns it into OXP_ERR_NOMEM after each step (pipeline.c). */
+bool oxp_arena_failed(const oxp_arena *a);
 
 /* ---- string map (open addressing, arena-owned) ------------------------- */
 

@@ -46,7 +46,7 @@ static void put(sbuf *b, const char *fmt, ...) {
   if (b->len + (size_t)n + 1 > b->cap) {
     size_t nc = b->cap ? b->cap * 2 : 1024;
     while (nc < b->len + (size_t)n + 1) nc *= 2;
-    char *q = realloc(b->p, nc);
+    char *q = oxp_mem_realloc(b->p, nc);
     if (!q) {
       b->oom = true;
       return;
@@ -306,7 +306,7 @@ char *oxp_pretty_graph(oxp_graph *g, const oxp_options *o) {
     put(&b, "\n");
   }
   put_block(&b, o, g->top, "main_graph", true, 0);
-  if (b.oom) {
+  if (b.oom || oxp_arena_failed(g->arena)) {
     free(b.p);
     return NULL;
   }

@@ -99,7 +99,7 @@ static void *tick(void *arg) {
 
 oxp_progress *oxp_progress_new(oxp_progress_emit emit, void *user) {
   if (!emit) return NULL;
-  oxp_progress *p = calloc(1, sizeof *p);
+  oxp_progress *p = oxp_mem_calloc(1, sizeof *p);
   if (!p) return NULL; /* no display is not an error */
   p->emit = emit;
   p->user = user;

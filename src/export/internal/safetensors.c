@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "json.h"
 #include "oxp.h"
 
@@ -183,7 +184,7 @@ static int by_offset(const void *x, const void *y) {
 static oxp_status check_overlap(loader *l) {
   int n = l->st->nentries;
   if (n < 2) return OXP_OK;
-  oxp_st_entry **v = malloc(sizeof *v * (size_t)n);
+  oxp_st_entry **v = oxp_mem_alloc(sizeof *v * (size_t)n);
   if (!v) return oxp_fail(l->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   for (int i = 0; i < n; i++) v[i] = &l->st->entries[i];
   qsort(v, (size_t)n, sizeof *v, by_offset);
@@ -254,6 +255,9 @@ static oxp_status parse(oxp_arena *a, st_impl *impl, const char *file_path,
   l.data_len = len - 8 - n;
   oxp_json_err je = {0};
   oxp_json *root = oxp_json_parse(a, (const char *)buf + 8, (size_t)n, &je);
+  if (!root && oxp_arena_failed(a))
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                    "out of memory reading the weights header");
   if (!root)
     return bad(&l, "invalid JSON header at byte %zu (file offset %zu): %s",
                je.pos, je.pos + 8, je.msg);
@@ -300,36 +304,38 @@ oxp_status oxp_st_open(oxp_arena *a, const char *path, oxp_safetensors **out,
   st_impl *impl = new_impl(a, path);
   if (!impl) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   path = impl->pub.path; /* the arena copy outlives the caller's string */
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = oxp_io_open(path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return io_fail(d, path, "open", errno);
   struct stat sb;
-  if (fstat(fd, &sb) != 0) {
+  if (oxp_io_fstat(fd, &sb) != 0) {
     int e = errno;
-    close(fd);
+    oxp_io_close(fd);
     return io_fail(d, path, "stat", e);
   }
   if (!S_ISREG(sb.st_mode)) {
-    close(fd);
+    oxp_io_close(fd);
     oxp_loc loc = {path, 0, 0};
     return oxp_fail(d, OXP_ERR_IO, &loc, NULL,
                     "weights file is not a regular file");
   }
   if ((uint64_t)sb.st_size > SIZE_MAX) {
-    close(fd);
+    oxp_io_close(fd);
     return io_fail(d, path, "map", EFBIG);
   }
   size_t len = (size_t)sb.st_size;
   void *map = NULL;
   /* mmap of 0 bytes fails with EINVAL; let parse report the short file. */
   if (len > 0) {
-    map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    map = oxp_io_mmap(fd, len);
     if (map == MAP_FAILED) {
       int e = errno;
-      close(fd);
+      oxp_io_close(fd);
       return io_fail(d, path, "map", e);
     }
   }
-  close(fd); /* the mapping keeps the file's pages reachable */
+  /* The mapping keeps the file's pages reachable; a failed close of a
+   * descriptor that only read loses nothing. */
+  oxp_io_close(fd);
   impl->mapped = len > 0;
   oxp_status s = parse(a, impl, path, map, len, d);
   if (s != OXP_OK) {

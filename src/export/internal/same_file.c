@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io.h"
 #include "serialize.h"
 
 typedef struct {
@@ -36,7 +37,7 @@ typedef struct {
 static file_id identify(const char *what, const char *path) {
   file_id f = {.what = what, .path = path};
   struct stat sb;
-  if (path && stat(path, &sb) == 0) {
+  if (path && oxp_io_stat(path, &sb) == 0) {
     f.exists = true;
     f.dev = sb.st_dev;
     f.ino = sb.st_ino;

@@ -511,7 +511,7 @@ oxp_status oxp_ser_pack(const Onnx__ModelProto *m, uint64_t size,
                     (unsigned long long)size);
   stream st = {.base = {.append = stream_append}, .sink = sink,
                 .lazy = &((const built *)m)->lazy};
-  if (!(st.stage = malloc(STAGE_SIZE)))
+  if (!(st.stage = oxp_mem_alloc(STAGE_SIZE)))
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
                     "out of memory for the write buffer");
   onnx__model_proto__pack_to_buffer(m, &st.base);

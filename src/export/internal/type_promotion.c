@@ -228,8 +228,10 @@ static void walk(oxp_graph *g, oxp_block *b) {
         oxp_type *it = n->inputs[k]->type;
         if (bi->type && bi->type->kind == OXP_T_TENSOR && !bi->type->dtype && it &&
             it->kind == OXP_T_TENSOR && it->dtype) {
-          bi->type = oxp_type_copy(g->arena, bi->type);
-          bi->type->dtype = it->dtype;
+          oxp_type *t = oxp_type_copy(g->arena, bi->type);
+          if (!t) return; /* left in the arena for the pipeline */
+          t->dtype = it->dtype;
+          bi->type = t;
         }
       }
     for (int k = 0; k < n->nblocks; k++) walk(g, n->blocks[k]);
@@ -240,8 +242,10 @@ static void walk(oxp_graph *g, oxp_block *b) {
         oxp_type *bt = n->blocks[0]->outputs[i + off]->type;
         if (o->type && o->type->kind == OXP_T_TENSOR && !o->type->dtype && bt &&
             bt->kind == OXP_T_TENSOR && bt->dtype) {
-          o->type = oxp_type_copy(g->arena, o->type);
-          o->type->dtype = bt->dtype;
+          oxp_type *t = oxp_type_copy(g->arena, o->type);
+          if (!t) return;
+          t->dtype = bt->dtype;
+          o->type = t;
         }
       }
     }

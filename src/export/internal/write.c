@@ -13,9 +13,11 @@
  * either is renamed; the data file is swapped in with
  * renameat2(RENAME_EXCHANGE), which keeps the old data file under the
  * temporary name, so if the model's rename then fails the swap is undone
- * and neither target has changed. (Where the filesystem cannot exchange,
- * a plain rename is used and only that last, unlikely failure can leave
- * the new data file beside the old model.)
+ * and neither target has changed. Where the filesystem cannot exchange,
+ * the old data file is first kept under a hidden hard link and the new
+ * one renamed over it; should the model's rename fail, the link is renamed
+ * back. (Only where neither exchange nor hard links exist can that last,
+ * unlikely failure leave the model without its old data file.)
  *
  * The temporary is anonymous where the kernel can do it (O_TMPFILE): it has
  * no name until it is complete and synced, and only then is linked under a
@@ -38,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "serialize.h"
 #include "onnx/onnx.pb-c.h"
 
@@ -61,17 +64,17 @@ static oxp_status fd_write(oxp_sink *s, const void *p, size_t n) {
  * would race with other threads creating files. Linux shows it in
  * /proc/self/status; elsewhere fall back to the dance. */
 static mode_t current_umask(void) {
-  FILE *f = fopen("/proc/self/status", "re");
+  FILE *f = oxp_io_fopen("/proc/self/status", "re");
   if (f) {
     char line[128];
     unsigned m;
-    while (fgets(line, sizeof line, f)) {
+    while (oxp_io_fgets(line, sizeof line, f)) {
       if (sscanf(line, "Umask: %o", &m) == 1) {
-        fclose(f);
+        oxp_io_fclose(f);
         return (mode_t)m;
       }
     }
-    fclose(f);
+    oxp_io_fclose(f);
   }
   mode_t m = umask(022);
   umask(m);
@@ -81,10 +84,10 @@ static mode_t current_umask(void) {
 /* Durability of the rename itself; a failure here cannot undo anything,
  * so it is not reported. */
 static void sync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = oxp_io_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0) return;
-  (void)fsync(fd);
-  close(fd);
+  (void)oxp_io_fsync(fd);
+  oxp_io_close(fd);
 }
 
 static oxp_status io_fail(oxp_diag *d, const char *what, const char *path,
@@ -107,8 +110,8 @@ typedef struct {
  * the file could never be named, so it is not made anonymous at all. */
 static int open_anonymous(const char *dir) {
 #ifdef O_TMPFILE
-  if (access("/proc/self/fd", X_OK) != 0) return -1;
-  return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (oxp_io_access("/proc/self/fd", X_OK) != 0) return -1;
+  return oxp_io_open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 #else
   (void)dir;
   return -1;
@@ -124,10 +127,31 @@ static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
   t->tmp = oxp_sprintf(a, "%s/.%s.XXXXXX", dir, base);
   if (!t->tmp) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   /* CLOEXEC: another thread's fork+exec must not inherit the file. */
-  t->fd = mkostemp(t->tmp, O_CLOEXEC);
+  t->fd = oxp_io_mkostemp(t->tmp, O_CLOEXEC);
   if (t->fd < 0) {
     t->tmp = NULL;
     return io_fail(d, "write", path, errno);
+  }
+  return OXP_OK;
+}
+
+/* Links from (follow: through a final symlink) under a fresh hidden name
+ * beside t's target: *name, or NULL with errno set (then OXP_ERR_NOMEM
+ * when the name could not be made, else OXP_OK). */
+static oxp_status link_hidden(oxp_arena *a, const tmp_file *t, const char *from,
+                              bool follow, char **name, oxp_diag *d) {
+  static unsigned seq;
+  unsigned salt = (unsigned)getpid() * 2654435761u ^
+                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) * 40503u;
+  *name = NULL;
+  for (int i = 0; i < 64; i++, salt = salt * 1103515245u + 12345u) {
+    char *n = oxp_sprintf(a, "%s/.%s.%08x", t->dir, t->base, salt);
+    if (!n) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+    if (oxp_io_link(from, n, follow) == 0) {
+      *name = n;
+      return OXP_OK;
+    }
+    if (errno != EEXIST) break;
   }
   return OXP_OK;
 }
@@ -136,18 +160,8 @@ static oxp_status tmp_open(oxp_arena *a, const char *dir, const char *base,
 static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
   char proc[64];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", t->fd);
-  static unsigned seq;
-  unsigned salt = (unsigned)getpid() * 2654435761u ^
-                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) * 40503u;
-  for (int i = 0; i < 64; i++, salt = salt * 1103515245u + 12345u) {
-    char *name = oxp_sprintf(a, "%s/.%s.%08x", t->dir, t->base, salt);
-    if (!name) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-    if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0) {
-      t->tmp = name;
-      return OXP_OK;
-    }
-    if (errno != EEXIST) break;
-  }
+  oxp_status st = link_hidden(a, t, proc, true, &t->tmp, d);
+  if (st || t->tmp) return st;
   return io_fail(d, "name the temporary file for", t->path, errno);
 }
 
@@ -156,49 +170,60 @@ static oxp_status tmp_name(oxp_arena *a, tmp_file *t, oxp_diag *d) {
 static oxp_status tmp_seal(oxp_arena *a, tmp_file *t, mode_t mode,
                            oxp_diag *d) {
   oxp_status st = OXP_OK;
-  if (fsync(t->fd) != 0) st = io_fail(d, "sync", t->path, errno);
-  if (!st && fchmod(t->fd, mode) != 0)
+  if (oxp_io_fsync(t->fd) != 0) st = io_fail(d, "sync", t->path, errno);
+  if (!st && oxp_io_fchmod(t->fd, mode) != 0)
     st = io_fail(d, "set permissions of", t->path, errno);
   if (!st && !t->tmp) st = tmp_name(a, t, d);
-  if (close(t->fd) != 0 && !st) st = io_fail(d, "close", t->path, errno);
+  if (oxp_io_close(t->fd) != 0 && !st) st = io_fail(d, "close", t->path, errno);
   t->fd = -1;
   return st;
 }
 
 static void tmp_drop(tmp_file *t) {
-  if (t->fd >= 0) close(t->fd);
+  if (t->fd >= 0) oxp_io_close(t->fd);
   t->fd = -1;
-  if (t->tmp) unlink(t->tmp);
+  if (t->tmp) oxp_io_unlink(t->tmp);
   t->tmp = NULL;
 }
 
 /* Renames data (if any) and then the model into place, undoing the first
  * if the second fails; see the top of the file. */
-static oxp_status commit(tmp_file *model, tmp_file *data, oxp_diag *d) {
+static oxp_status commit(oxp_arena *a, tmp_file *model, tmp_file *data,
+                         oxp_diag *d) {
   bool exchanged = false;
+  char *old = NULL; /* the old data file kept, where there is no exchange */
   if (data) {
-    if (renameat2(AT_FDCWD, data->tmp, AT_FDCWD, data->path,
-                  RENAME_EXCHANGE) == 0)
+    if (oxp_io_exchange(data->tmp, data->path) == 0) {
       exchanged = true; /* data->tmp now names the old data file */
-    else if (rename(data->tmp, data->path) != 0)
-      return io_fail(d, "replace", data->path, errno);
-    else
+    } else {
+      /* Not there (ENOENT) is nothing to keep; a link that cannot be made
+       * leaves only the unlikely failure of the top of the file. */
+      oxp_status st = link_hidden(a, data, data->path, false, &old, d);
+      if (st) return st;
+      if (oxp_io_rename(data->tmp, data->path) != 0) {
+        int err = errno;
+        if (old) oxp_io_unlink(old);
+        return io_fail(d, "replace", data->path, err);
+      }
       data->tmp = NULL;
+    }
   }
-  if (rename(model->tmp, model->path) != 0) {
+  if (oxp_io_rename(model->tmp, model->path) != 0) {
     int err = errno;
     if (exchanged)
-      (void)renameat2(AT_FDCWD, data->tmp, AT_FDCWD, data->path,
-                      RENAME_EXCHANGE);
+      (void)oxp_io_exchange(data->tmp, data->path);
+    else if (old)
+      (void)oxp_io_rename(old, data->path);
     else if (data)
-      unlink(data->path);
+      oxp_io_unlink(data->path);
     return io_fail(d, "replace", model->path, err);
   }
   model->tmp = NULL;
   if (exchanged) {
-    unlink(data->tmp);
+    oxp_io_unlink(data->tmp);
     data->tmp = NULL;
   }
+  if (old) oxp_io_unlink(old);
   return OXP_OK;
 }
 
@@ -279,7 +304,8 @@ static oxp_status open_data(writer *w, oxp_ext **ext) {
 }
 
 static oxp_status open_reference(writer *w, oxp_ext **ext) {
-  char *real = realpath(w->dir, NULL);
+  char *real = oxp_io_realpath(w->dir);
+  if (!real && errno == ENOMEM) return oxp_fail_nomem(w->d);
   if (!real) return io_fail(w->d, "resolve the directory of", w->path, errno);
   char *dir = oxp_strdup(w->g->arena, real);
   free(real);
@@ -370,11 +396,14 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
                   .path = path, .fmap = fmap, .prog = prog};
     st = oxp_ser_pack(m, size, &fs.base, d);
   }
+  /* A part of the model left out for want of memory must not reach the
+   * target (oxp_arena_failed). */
+  if (!st && oxp_arena_failed(g->arena)) st = oxp_fail_nomem(d);
   /* What open(2) with 0666 would give: the umask decides. */
   mode_t mode = 0666 & ~current_umask();
   if (!st && w.have_data) st = tmp_seal(g->arena, &w.data, mode, d);
   if (!st) st = tmp_seal(g->arena, &model, mode, d);
-  if (!st) st = commit(&model, w.have_data ? &w.data : NULL, d);
+  if (!st) st = commit(g->arena, &model, w.have_data ? &w.data : NULL, d);
   oxp_fmap_close(fmap);
   if (st != OXP_OK) {
     tmp_drop(&model);
@@ -405,7 +434,7 @@ static oxp_status buf_write(oxp_sink *s, const void *p, size_t n) {
   if (b->len + n > b->cap) {
     size_t nc = b->cap ? b->cap : 4096;
     while (nc < b->len + n) nc = nc > SIZE_MAX / 2 ? b->len + n : nc * 2;
-    unsigned char *q = realloc(b->p, nc);
+    unsigned char *q = oxp_mem_realloc(b->p, nc);
     if (!q)
       return oxp_fail(s->d, OXP_ERR_NOMEM, NULL, NULL,
                       "out of memory for a %zu byte model", b->len + n);
@@ -423,6 +452,7 @@ oxp_status oxp_write_buffer(oxp_graph *g, const oxp_options *o,
   *len = 0;
   buf_sink b = {.base = {.write = buf_write, .d = d}};
   oxp_status st = oxp_serialize(g, o, &b.base, d);
+  if (!st && oxp_arena_failed(g->arena)) st = oxp_fail_nomem(d);
   if (st != OXP_OK) {
     free(b.p);
     return st;

@@ -19,7 +19,7 @@ _Static_assert((int)ONNXEXP_ERR_USAGE == OXP_ERR_USAGE &&
 
 onnxexp_status onnxexp_diag_create(onnxexp_diag **out) {
   if (!out) return ONNXEXP_ERR_USAGE;
-  *out = calloc(1, sizeof **out);
+  *out = oxp_mem_calloc(1, sizeof **out);
   return *out ? ONNXEXP_OK : ONNXEXP_ERR_NOMEM;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../internal/io.h"
 #include "shim.h"
 #include "../internal/serialize.h"
 #include "../internal/source_loc.h"
@@ -217,43 +218,13 @@ static onnxexp_status open_weights(oxp_arena *a, const onnxexp_options *pub,
     return (onnxexp_status)oxp_st_from_memory(a, "weights_data", pub->weights_data,
                                               pub->weights_size, st, d);
   if (!o->weights_path) return ONNXEXP_OK;
-  /* the default sidecar is optional, a named one is not */
-  if (!pub->weights_path && access(o->weights_path, F_OK) != 0) return ONNXEXP_OK;
+  /* The default sidecar is optional, a named one is not. Only a sidecar
+   * that is not there is absent: one that cannot be looked at is opened
+   * all the same, to report why, never exported without its weights. */
+  if (!pub->weights_path && oxp_io_access(o->weights_path, F_OK) != 0 &&
+      (errno == ENOENT || errno == ENOTDIR))
+    return ONNXEXP_OK;
   return (onnxexp_status)oxp_st_open(a, o->weights_path, st, d);
-}
-
-static char *slurp(const char *path, size_t *len, oxp_diag *d) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t n = 0, cap = 0;
-  if (!f) {
-    oxp_fail(d, OXP_ERR_IO, NULL, NULL, "%s: %s", path, strerror(errno));
-    return NULL;
-  }
-  for (;;) {
-    if (n == cap) {
-      char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory reading %s", path);
-        return NULL;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  int err = ferror(f);
-  fclose(f);
-  if (err) {
-    free(buf);
-    oxp_fail(d, OXP_ERR_IO, NULL, NULL, "%s: read error", path);
-    return NULL;
-  }
-  *len = n;
-  return buf;
 }
 
 /* IR text (from memory, or read from ir_path when text is NULL). */
@@ -270,7 +241,8 @@ static onnxexp_status run_text(const char *text, size_t len, const char *name,
   char *owned = NULL;
   onnxexp_status s = convert(opts, a, &o, &pub, d);
   if (!s) s = note_inputs(a, &pub, ir_path, to, &o, d);
-  if (!s && !text && !(text = owned = slurp(ir_path, &len, d))) s = (onnxexp_status)d->status;
+  if (!s && !text && !(text = owned = oxp_io_read_file(ir_path, &len, d)))
+    s = (onnxexp_status)d->status;
   if (!s) s = open_weights(a, &pub, &o, &st, d);
   if (!s) to->prog = progress_new(&pub);
   const char *file = name ? name : "<text>";

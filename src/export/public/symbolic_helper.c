@@ -30,7 +30,7 @@ static binding *intern(onnxexp_symbolic_fn fn, void *user) {
   pthread_mutex_lock(&bindings_lock);
   binding *b = bindings;
   while (b && !(b->fn == fn && b->user == user)) b = b->next;
-  if (!b && (b = malloc(sizeof *b))) {
+  if (!b && (b = oxp_mem_alloc(sizeof *b))) {
     b->fn = fn;
     b->user = user;
     b->next = bindings;
