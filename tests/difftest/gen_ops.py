@@ -57,17 +57,17 @@ def margin_guard(g, ins, kind):
 UNARY = [
     ("abs", "torch.abs({0})", 0, True, None, "fi"), ("neg", "-{0}", 0, True, None, "fi"),
     ("neg", "torch.neg({0})", 0, True, None, "fi"),
-    ("reciprocal", "torch.reciprocal({0})", 1, False, None, "fi"), ("sqrt", "torch.sqrt({0})", 1, False, None, "fi"),
-    ("rsqrt", "torch.rsqrt({0})", 2, False, None, "fi"), ("square", "torch.square({0})", 1, False, None, "fi"),
+    ("reciprocal", "torch.reciprocal({0})", 1, False, "away:0", "fi"), ("sqrt", "torch.sqrt({0})", 1, False, "away:0", "fi"),
+    ("rsqrt", "torch.rsqrt({0})", 2, False, "away:0", "fi"), ("square", "torch.square({0})", 1, False, None, "fi"),
     ("exp", "torch.exp({0})", 2, False, None, "fi"), ("exp2", "torch.exp2({0})", 2, False, None, "fi"),
-    ("log", "torch.log({0})", 2, False, None, "fi"), ("log2", "torch.log2({0})", 2, False, None, "fi"),
-    ("log10", "torch.log10({0})", 2, False, None, "fi"), ("log1p", "torch.log1p({0})", 2, False, None, "fi"),
+    ("log", "torch.log({0})", 2, False, "away:0", "fi"), ("log2", "torch.log2({0})", 2, False, "away:0", "fi"),
+    ("log10", "torch.log10({0})", 2, False, "away:0", "fi"), ("log1p", "torch.log1p({0})", 2, False, "away:-1", "fi"),
     ("sin", "torch.sin({0})", 2, False, None, "fi"), ("cos", "torch.cos({0})", 2, False, None, "fi"),
-    ("tan", "torch.tan({0})", 3, False, None, "fi"), ("asin", "torch.asin({0})", 2, False, None, "fi"),
-    ("acos", "torch.acos({0})", 2, False, None, "fi"), ("atan", "torch.atan({0})", 2, False, None, "fi"),
+    ("tan", "torch.tan({0})", 3, False, "pole", "fi"), ("asin", "torch.asin({0})", 2, False, "away:-1, 1", "fi"),
+    ("acos", "torch.acos({0})", 2, False, "away:-1, 1", "fi"), ("atan", "torch.atan({0})", 2, False, None, "fi"),
     ("sinh", "torch.sinh({0})", 2, False, None, "fi"), ("cosh", "torch.cosh({0})", 2, False, None, "fi"),
-    ("asinh", "torch.asinh({0})", 2, False, None, "fi"), ("acosh", "torch.acosh({0})", 2, False, None, "fi"),
-    ("atanh", "torch.atanh({0})", 2, False, None, "fi"), ("erf", "torch.erf({0})", 2, False, None, "fi"),
+    ("asinh", "torch.asinh({0})", 2, False, None, "fi"), ("acosh", "torch.acosh({0})", 2, False, "away:1", "fi"),
+    ("atanh", "torch.atanh({0})", 2, False, "away:-1, 1", "fi"), ("erf", "torch.erf({0})", 2, False, None, "fi"),
     ("sign", "torch.sign({0})", 0, True, "zero", "fi"), ("floor", "torch.floor({0})", 0, True, "int", "fi"),
     ("ceil", "torch.ceil({0})", 0, True, "int", "fi"), ("trunc", "torch.trunc({0})", 0, True, "int", "fi"),
     ("round", "torch.round({0})", 0, True, "int", "fi"),
@@ -137,7 +137,11 @@ def unary(g):
         args = args[: tpl.count("%s")] + [lit(0.0)] * max(0, tpl.count("%s") - len(args))
     tpl = tpl % tuple(args) if args else tpl
     guard = None
-    if disc == "cmp0":
+    if disc and disc.startswith("away:"):  # inputs away from the domain's edges (log of a rounded 0)
+        guard = None if g.all_exact([a]) else "_away({0}, [%s])" % disc[5:]
+    elif disc == "pole":  # tan: inputs away from its poles, where rounding upstream blows up
+        guard = None if g.all_exact([a]) else "_margin({0} / math.pi - 0.5, 'int')"
+    elif disc == "cmp0":
         guard = None if g.all_exact([a]) else "_margin({0}, 'cmp', %s)" % args[0]
     elif disc:
         guard = margin_guard(g, [a], disc)
@@ -153,7 +157,7 @@ BINARY = [
     ("sub", "{0} - {1}", "fi", 1, True, None, None), ("sub", "torch.sub({0}, {1}, alpha=%s)", "fi", 2, False, None, None),
     ("rsub", "torch.rsub({0}, {1})", "fi", 1, True, None, None),
     ("mul", "{0} * {1}", "fib", 1, True, None, None), ("mul", "torch.mul({0}, {1})", "fib", 1, True, None, None),
-    ("div", "{0} / {1}", "fi", 1, False, None, None),
+    ("div", "{0} / {1}", "fi", 1, False, "den", None),
     ("div", "torch.div({0}, {1}, rounding_mode='trunc')", "fi", 1, True, "int", "_nz_div({0}, {1})"),
     ("div", "torch.div({0}, {1}, rounding_mode='floor')", "fi", 1, True, "int", "_nz_div({0}, {1})"),
     ("floor_divide", "{0} // {1}", "fi", 1, True, "int", "_nz_div({0}, {1})"),
@@ -209,6 +213,8 @@ def binary(g):
             "{0} / {1}" if len(ins) == 2 else (("%s / {0}" if swap else "{0} / %s") % text))
     elif disc == "zero":
         guard = None if g.all_exact(ins) else "_margin({0}, 'zero')"
+    elif disc == "den" and len(ins) == 2 and not g.all_exact(ins[1:]):
+        guard = "_away({1}, [0])"  # a rounded 0 divisor: the sign of the inf is noise
     if pre and len(ins) == 1:
         # a scalar operand: it is the divisor unless it moved to the left
         pre = pre.replace("({0}, {1})", "(%s, {0})" % text) if swap else pre.replace("{1}", text)
@@ -1093,16 +1099,20 @@ def choose_outputs(g):
     a tuple, a list or a single tensor."""
     r = g.r
     prog = g.prog
-    read = set()
-    for s in prog.walk():
-        read.update(s.reads())
+    # a sink: no later statement reads it (a loop reading its own carried
+    # value does not count)
+    later = set()
+    sinks = []
+    for s in reversed(prog.stmts):
+        sinks += [n for n in s.outs if n not in later and n not in sinks]
+        later.update(s.reads())
+    sinks.reverse()
     defined = [n for s in prog.stmts for n in s.outs]
-    sinks = [n for n in defined if n not in read]
-    outs = list(dict.fromkeys(sinks))[-6:]
+    outs = sinks[-6:]
     if defined and r.random() < 0.3:
         outs.append(defined[int(r.integers(0, len(defined)))])
     if not outs:
-        outs = [prog.inputs[0][0]] if prog.inputs else []
+        outs = [defined[-1]] if defined else [prog.inputs[0][0]]
     if r.random() < 0.05 and prog.inputs:
         outs.append(prog.inputs[int(r.integers(0, len(prog.inputs)))][0])
     prog.outputs = outs

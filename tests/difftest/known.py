@@ -39,6 +39,17 @@ def _empty(v):
     return isinstance(v, torch.Tensor) and v.numel() == 0
 
 
+def _pow_overflows(s, v):
+    """The integer pow s computes, redone in double, leaves the int32 range."""
+    env = {"torch": torch}
+    names = []
+    for i, x in enumerate(v):
+        env["_d%d" % i] = x.double() if isinstance(x, torch.Tensor) else x
+        names.append("_d%d" % i)
+    r = eval(s.template.format(*names), env)
+    return bool((~torch.isfinite(r) | (r.abs() >= 2 ** 31)).any())
+
+
 class Known:
     def __init__(self, ident, owner, forms, what, repro, match):
         self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
@@ -82,33 +93,124 @@ KNOWN = [
       "output's rank is unknown and its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
     # ---- onnxexp, scripted graphs: result dtypes (scalar type analysis over untyped values)
-    K("script-like-dtype", "onnxexp", ("script", "dynamic"), "zeros_like/ones_like/full_like(x, dtype=D) in a scripted "
-      "graph: the result keeps x's dtype (or another), not D", "mismatch-script-full_like",
-      lambda s, v, o: s.op in ("zeros_like", "ones_like", "full_like") and "dtype=" in s.template),
-    K("script-dtype", "onnxexp", ("script", "dynamic"), "prod, logsumexp, var_mean, einsum, clamp with tensor bounds or "
-      "an integer tensor with float bounds, stack/cat of mixed dtypes, pow of integers, log/sum of integer tensors: "
-      "wrong result dtype (or none) in a scripted graph", "mismatch-script-prod_silu",
-      lambda s, v, o: s.op in ("prod", "logsumexp", "var_mean", "std_mean", "einsum", "cumsum") or
+    K("script-like-dtype", "onnxexp", ("script", "dynamic"), "zeros_like/ones_like/full_like(x, dtype=D), and "
+      "x.new_zeros/new_ones/new_full, in a scripted graph: the result's dtype is not D (not x's)", "mismatch-script-full_like",
+      lambda s, v, o: (s.op in ("zeros_like", "ones_like", "full_like") and "dtype=" in s.template) or
+      (s.op in ("new_zeros", "new_ones", "new_full") and _dt(v[0]) != torch.float32)),
+    K("script-dtype", "onnxexp", ("script", "dynamic"), "prod, logsumexp, var_mean, einsum, cumsum, clamp with tensor "
+      "bounds or an integer tensor with float bounds, a dtype= argument, any op on tensors of mixed dtypes, float ops "
+      "on integer tensors: wrong result dtype (or none) in a scripted graph", "mismatch-script-prod_silu",
+      lambda s, v, o: s.op in ("prod", "logsumexp", "var_mean", "std_mean", "einsum", "cumsum", "exp2") or "dtype=" in s.template or
       (s.op in ("clamp", "clamp_min", "clamp_max") and (len(s.ins) > 1 or _isint(v[0]))) or
-      (s.op in ("stack", "cat") and len({_dt(x) for x in v}) > 1) or (s.op == "pow" and all(_isint(x) or x is None for x in v))),
+      len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 or
+      (o and _dt(o[0]) is not None and o[0].dtype.is_floating_point and any(_isint(x) for x in v))),
+    K("nan-shrink-threshold", "onnxexp", ALL, "hardshrink/softshrink/threshold of NaN: torch passes NaN through, the "
+      "export's comparisons send it to the other branch (0, or the threshold value)", "mismatch-trace-hardshrink",
+      lambda s, v, o: s.op in ("hardshrink", "softshrink", "threshold") and _has_nan(v[0])),
+    K("lerp-inf", "onnxexp", ALL, "lerp with infinite start/end: torch's formula gives inf, the export's "
+      "start + w*(end-start) NaN", "mismatch-trace-lerp", lambda s, v, o: s.op == "lerp" and any(_has_inf(x) for x in v)),
+    K("floor-div-inf", "onnxexp", ALL, "floor division / remainder / fmod with infinite operands: torch gives NaN, the "
+      "export's Floor(Div) gives inf", "mismatch-trace-div",
+      lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or "rounding_mode" in s.template) and
+      any(_has_inf(x) for x in v)),
+    K("shrink-f64", "onnxexp", ALL, "softshrink/hardshrink of float64: computed in float32", "mismatch-trace-softshrink",
+      lambda s, v, o: s.op in ("softshrink", "hardshrink") and _dt(v[0]) == torch.float64),
+    K("reshape-zero", "onnxexp", ALL, "reshape/view to a shape with a 0: ONNX Reshape copies the input's dim for a 0 "
+      "unless allowzero=1, so [0, 0, 1] of a [3, 0, 1] tensor becomes [3, 0, 1]", "mismatch-trace-reshape",
+      lambda s, v, o: s.op in ("reshape", "view", "unflatten") and o and _empty(o[0]) and 0 in list(o[0].shape)),
+    K("tile-0d", "onnxexp", ALL, "tile/repeat of a 0-d tensor: Tile needs rank >= 1 (onnxruntime refuses the model)",
+      "ort-error-trace-tile", lambda s, v, o: s.op in ("tile", "repeat") and v[0].dim() == 0),
+    K("layer-norm-empty", "onnxexp", ALL, "layer_norm over an empty normalized shape: Reshape with a 0 (invalid model)",
+      "invalid-trace-layer_norm", lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm") and _empty(v[0])),
+    K("cosine-similarity-broadcast", "onnxexp", ALL, "cosine_similarity of two tensors of different shapes "
+      "(broadcasting): the norms are reduced before broadcasting (invalid model, or wrong values)",
+      "mismatch-trace-cosine_similarity", lambda s, v, o: s.op == "cosine_similarity" and v[0].shape != v[1].shape),
+    K("index-empty", "onnxexp", ALL, "x[i, j] (two index tensors) of a tensor with an empty dim: the flattened Gather "
+      "reads out of bounds (onnxruntime refuses)", "ort-error-trace-index",
+      lambda s, v, o: s.op == "index" and len(s.ins) > 2 and _empty(v[0])),
+    K("pixel-shuffle-empty", "onnxexp", ALL, "pixel_shuffle/pixel_unshuffle of an empty tensor: Reshape with a 0 and "
+      "-1", "ort-error-trace-pixel_unshuffle", lambda s, v, o: s.op.startswith("pixel_") and _empty(v[0])),
+    K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value in a "
+      "scripted graph: when the value's dtype was not carried through (exp of float64, ...) the sum is guessed int64",
+      "mismatch-script-exp_sum", lambda s, v, o: s.op in ("sum", "mean", "prod", "amax", "amin", "max", "min", "all",
+                                                        "any", "std", "var", "norm", "linalg_vector_norm", "cumsum")
+      and not s.ins[0].startswith("x")),
+    K("f64-scalar-as-f32", "onnxexp", ALL, "scatter/index_fill/masked_fill of a float64 tensor with a Python float: the "
+      "value goes through float32 (0.001 lands as 0.0010000000474974513)", "mismatch-trace-scatter",
+      lambda s, v, o: s.op in ("scatter", "index_fill", "masked_fill", "full_like", "new_full", "fill_", "masked_fill_",
+                               "index_fill_") and o and _dt(o[0]) == torch.float64 and "." in s.template.split(",")[-1]),
+    K("f64-float-attribute", "onnxexp", ALL, "leaky_relu/elu/celu/selu/hardsigmoid/hardswish/softplus/hardtanh of "
+      "float64: the op's float attributes (alpha, ...) are float32, so the result is off at 1e-9",
+      "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
+                                                            "hardswish", "softplus", "hardtanh", "mish", "gelu",
+                                                            "log_sigmoid", "silu") and _dt(v[0]) == torch.float64),
+    K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
+      "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
+      "mismatch-script-sum", lambda s, v, o, w: any(n in w for n in s.ins)),
     # ---- onnxruntime
     K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
       "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",
       lambda s, v, o: s.op in ("amin", "amax", "aminmax", "max", "min", "argmax", "argmin", "max_pool1d", "max_pool2d",
-                               "adaptive_max_pool1d", "adaptive_max_pool2d") and _has_nan(v[0])),
+                               "adaptive_max_pool1d", "adaptive_max_pool2d") and _has_nan(v[0]) or
+      s.op in ("norm", "linalg_vector_norm") and 'float("inf")' in s.template and _has_nan(v[0])),
     K("ort-resize-inf", "onnxruntime", ALL, "linear/bilinear interpolation next to inf: onnxruntime's Resize multiplies "
       "the zero weight with inf (NaN), torch does not read that neighbour", "mismatch-dynamic-upsample_linear1d",
       lambda s, v, o: s.op.startswith("upsample_") and _has_inf(v[0])),
     K("ort-gemm-empty-k", "onnxruntime", ALL, "addmm/baddbmm/linear with an empty inner dim: onnxruntime's Gemm "
       "returns C without scaling it by beta", "mismatch-trace-addmm",
-      lambda s, v, o: s.op in ("addmm", "baddbmm", "linear", "matmul", "mm", "bmm") and any(_empty(x) for x in v)),
+      lambda s, v, o: s.op in ("addmm", "baddbmm", "linear", "matmul", "mm", "bmm", "mv", "dot", "outer", "einsum",
+                               "cdist", "conv1d", "conv2d") and any(_empty(x) for x in v)),
     K("ort-pool-empty", "onnxruntime", ALL, "pooling an empty tensor: onnxruntime's pool kernels fail", "ort-error-trace-adaptive_avg_pool1d",
       lambda s, v, o: ("pool" in s.op or s.op.startswith("upsample") or s.op.startswith("conv")) and _empty(v[0])),
     K("ort-int-pow-overflow", "onnxruntime", ALL, "integer pow that overflows: torch wraps, onnxruntime's Pow goes "
-      "through double and returns INT64_MIN", "mismatch-trace-pow",
-      lambda s, v, o: s.op == "pow" and o and _isint(o[0]) and o[0].numel() > 0 and bool(
-          (o[0].double().abs() >= 2 ** 31).any() or any(isinstance(x, torch.Tensor) and _isint(x) and x.numel() and
-                                                       bool((x.double().abs() > 2 ** 20).any()) for x in v))),
+      "through double and returns INT_MIN", "mismatch-trace-pow", lambda s, v, o: s.op == "pow" and o and _isint(o[0]) and
+      _pow_overflows(s, v)),
+    K("ort-empty-topk-einsum", "onnxruntime", ALL, "sort/argsort/topk/einsum of an empty tensor: onnxruntime-node "
+      "dies (TopK, Einsum)", "crash-trace-sort", lambda s, v, o: s.op in ("sort", "argsort", "topk", "einsum") and
+      any(_empty(x) for x in v)),
+    K("ort-pad-negative", "onnxruntime", ALL, "constant pad with a negative pad: onnxruntime's Pad returns "
+      "uninitialized memory where the pad value should be", "mismatch-trace-constant_pad_nd",
+      lambda s, v, o: s.op in ("constant_pad_nd", "pad") and "-" in s.template.split("[")[1].split("]")[0]),
+    K("ort-fmod-int64", "onnxruntime", ALL, "fmod of int64 values beyond 2^53: onnxruntime's Mod(fmod=1) goes "
+      "through double", "mismatch-trace-fmod", lambda s, v, o: s.op in ("fmod", "remainder") and any(
+          isinstance(x, torch.Tensor) and _isint(x) and x.numel() and bool((x.double().abs() > 2 ** 52).any()) for x in v)),
+    K("f16-cmp-int-overflow", "unknown", ALL, "float16 compared with an integer tensor beyond float16's range: one "
+      "element differs (-inf against -inf); not isolated (onnxruntime's Cast and Equal each agree with torch)",
+      "mismatch-trace-ne", lambda s, v, o: s.op in ("eq", "ne", "lt", "le", "gt", "ge") and
+      any(_dt(x) == torch.float16 for x in v) and any(isinstance(x, torch.Tensor) and _isint(x) and x.numel() and
+                                                       bool((x.double().abs() > 65504).any()) for x in v)),
+    K("ort-erf-nan", "onnxruntime", ALL, "erf/gelu of NaN: onnxruntime's Erf returns 1", "mismatch-trace-erf",
+      lambda s, v, o: s.op in ("erf", "gelu") and _has_nan(v[0])),
+    K("ort-one-hot-empty", "onnxruntime", ALL, "one_hot of an empty index tensor: onnxruntime-node dies (OneHot)",
+      "crash-trace-one_hot", lambda s, v, o: s.op == "one_hot" and _empty(v[0])),
+    K("ort-log-softmax-inf", "onnxruntime", ALL, "log_softmax/softmax of a row of infinities: torch gives NaN, "
+      "onnxruntime -inf", "mismatch-trace-log_softmax",
+      lambda s, v, o: s.op in ("softmax", "log_softmax", "logsumexp") and _has_inf(v[0])),
+    K("ort-prelu-nan-slope", "onnxruntime", ALL, "prelu with a NaN/inf slope: onnxruntime's PRelu multiplies positive "
+      "inputs by it too (NaN), the spec and torch pass them through", "mismatch-trace-prelu",
+      lambda s, v, o: s.op == "prelu" and (not bool(torch.isfinite(v[1]).all()) or _has_inf(v[0]))),
+    K("ort-layer-norm-cancellation", "onnxruntime", ALL, "layer_norm/group_norm of values whose spread is small "
+      "against their mean: onnxruntime's one-pass variance (E[x^2] - E[x]^2) cancels; torch's does not (1e-2 off)",
+      "mismatch-trace-layer_norm-cancel", lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm", "batch_norm")
+      and v[0].numel() > 1 and v[0].dtype.is_floating_point and bool(torch.isfinite(v[0]).all()) and
+      float(v[0].double().std()) < 0.05 * float(v[0].double().abs().mean())),
+    K("ort-sqrt-inf-negzero", "onnxruntime", ALL, "sqrt/rsqrt of inf or -0.0: onnxruntime's Sqrt gives NaN for inf "
+      "and +0 for -0 (IEEE: inf, -0)", "mismatch-trace-rsqrt", lambda s, v, o: s.op in ("sqrt", "rsqrt") and
+      isinstance(v[0], torch.Tensor) and v[0].dtype.is_floating_point and
+      bool((torch.isinf(v[0]) | ((v[0] == 0) & torch.signbit(v[0]))).any())),
+    K("ort-softmax-empty", "onnxruntime", ALL, "softmax/log_softmax of an empty tensor: onnxruntime's ReduceMax fails",
+      "ort-error-trace-softmax", lambda s, v, o: s.op in ("softmax", "log_softmax", "logsumexp") and _empty(v[0])),
+    K("ort-cast-chain", "onnxruntime", ALL, "a float cast to an integer type, then to bool: onnxruntime skips the "
+      "integer step even with optimizations disabled (-0.449 -> int64 0 -> bool gives True)", "mismatch-trace-to",
+      lambda s, v, o: s.op == "to" and o and _dt(o[0]) == torch.bool and _isint(v[0]) and _cast_from_float(s.ins[0])),
+    K("ort-resize-nearest-ratio", "onnxruntime", ALL, "nearest interpolation to a size that does not divide into a "
+      "whole upscale: onnxruntime computes the source index as dst / (out/in) in float (6.9999 -> 6), torch as "
+      "floor(dst * in/out) (7)", "mismatch-trace-upsample_nearest1d",
+      lambda s, v, o: s.op.startswith("upsample_nearest") and o and any(
+          oo % ii != 0 for ii, oo in zip(v[0].shape[2:], o[0].shape[2:]) if ii)),
+    # ---- torch
+    K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
+      lambda s, v, o: s.op == "sign" and _has_nan(v[0])),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
@@ -116,14 +218,36 @@ KNOWN = [
 ]
 
 
-def check(prog, s, vals, outs):
+CTX = [None]  # (program, env) of the statement being checked
+
+
+def _producer(name):
+    """The statement that defined name in the program being generated."""
+    prog = CTX[0][0]
+    for st in reversed(list(prog.walk())):
+        if name in st.outs:
+            return st
+    return None
+
+
+def _cast_from_float(name):
+    p = _producer(name)
+    if p is None or p.op != "to":
+        return False
+    src = CTX[0][1].get(p.ins[0])
+    return isinstance(src, torch.Tensor) and src.dtype.is_floating_point
+
+
+def check(prog, s, vals, outs, env=None):
+    CTX[0] = (prog, env or {})
+    weights = prog.weight_names()
     """None, or the entry s hits: raises for all-forms entries, records
     partial ones in prog.excluded (form -> id)."""
     if not ENABLED[0]:
         return None
     for k in KNOWN:
         try:
-            hit = k.match(s, vals, outs)
+            hit = k.match(s, vals, outs) if k.match.__code__.co_argcount == 3 else k.match(s, vals, outs, weights)
         except Exception:  # noqa: BLE001  (a predicate on an unusual statement)
             hit = False
         if hit:

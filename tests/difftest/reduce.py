@@ -96,7 +96,8 @@ def candidates(prog, snap):
                 del c.stmts[i]
                 rename(c, s.outs[0], a, start=i)
                 out.append(c)
-        if s.kind == "assign" and all(o in snap for o in s.outs):
+        have = {n for n, _ in prog.inputs} | {n for n, _, _ in prog.weights}
+        if s.kind == "assign" and all(o in snap and o not in have for o in s.outs):
             c = prog.copy()
             del c.stmts[i]
             for o in s.outs:
@@ -173,7 +174,11 @@ def reduce(prog, test, budget_s=120, log=None):
             except (GuardFailed, Exception):  # noqa: BLE001
                 continue
             n += 1
-            if test(c):
+            try:
+                ok = test(c)
+            except Exception:  # noqa: BLE001  (a candidate the harness cannot build is no good)
+                ok = False
+            if ok:
                 best = c
                 progress = True
                 if log:
