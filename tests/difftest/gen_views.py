@@ -38,7 +38,8 @@ class ViewGen(Gen):
         self.reads = []  # snapshot names
 
     def aliases(self):
-        return self.bases + list(self.views)
+        env = self.it.env
+        return [n for n in self.bases + list(self.views) if n in env]
 
 
 def new_base(g):
@@ -51,6 +52,7 @@ def new_base(g):
         out = g.emit("{0}.clone()", [x], "clone", cost=0, exact=True)
     elif u < 0.6:
         x = g.new_input(sh, dt, weight_ok=False)
+        g.pending_inputs = []  # kept: no statement needed
         return _as_base(g, x)  # the input itself: the program mutates its argument
     elif u < 0.75:
         k = str(r.choice(["zeros", "ones"]))
@@ -166,7 +168,7 @@ def _src_for(g, t, same_dtype_p=0.7):
         return None, [g.new_input([], dt, weight_ok=False)]
     if u < 0.6:
         # another alias or read of the same shape: reading while writing
-        cands = [n for n in g.aliases() + g.reads if T(g, n).shape == t.shape]
+        cands = [n for n in g.aliases() + g.reads if n in g.it.env and T(g, n).shape == t.shape]
         if cands:
             return None, [cands[int(r.integers(0, len(cands)))]]
     return None, [g.new_input(g.bshape(list(t.shape)), dt)]
@@ -322,6 +324,7 @@ def new_read(g):
     al = g.aliases()
     if not al:
         raise Reject("nothing to read")
+    g.reads = [n for n in g.reads if n in g.it.env]
     a = al[int(r.integers(0, len(al)))]
     t = T(g, a)
     u = r.random()
@@ -434,7 +437,7 @@ def generate(r, max_ops=40):
         fn = steps[int(r.choice(len(steps), p=p))]
         try:
             fn(g)
-        except (Reject, RuntimeError, ValueError, IndexError) as e:  # noqa: F841
+        except (Reject, RuntimeError, ValueError, IndexError, KeyError, TypeError):
             g.drop_pending()
     if not any(s.kind in ("write", "for", "if") for s in g.prog.stmts):
         try:
@@ -442,9 +445,9 @@ def generate(r, max_ops=40):
         except Reject:
             g.drop_pending()
     # outputs: the reads, the bases at the end, a few views (aliases of written bases)
-    outs = list(g.reads[-4:])
-    outs += [b for b in g.bases if r.random() < 0.8][:3]
-    vs = list(g.views)
+    outs = [n for n in g.reads if n in g.it.env][-4:]
+    outs += [b for b in g.bases if b in g.it.env and r.random() < 0.8][:3]
+    vs = [n for n in g.views if n in g.it.env]
     if vs:
         outs += [vs[int(k)] for k in r.choice(len(vs), size=min(len(vs), int(r.integers(0, 3))), replace=False)]
     for n, _ in g.prog.inputs:

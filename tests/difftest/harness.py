@@ -52,7 +52,7 @@ from program import Interp, flatten  # noqa: E402
 from roundtrip import RUN_JS, _quiet_fds  # noqa: E402
 
 BUGS = ("mismatch", "invalid", "ort-error", "crash")
-CLI_TIMEOUT = 30
+CLI_TIMEOUT = 10  # an export takes milliseconds; ten seconds is a hang
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|==\d+==ERROR")
 
 # ----------------------------------------------------------------------
@@ -596,6 +596,8 @@ class Session:
     def __init__(self, cli, work, opset=17, node="node", peer=True, wrapper=()):
         self.cli, self.work, self.opset, self.peer, self.wrapper = cli, work, opset, peer, list(wrapper)
         self.rt = Runtime(node)
+        self.worker = PeerWorker()
+        self.peer_ids = {}  # id(items) -> peer worker job
         self.ids = {}  # Result -> [job id]
 
     def start(self, prog, r, tag, want=("trace", "script", "dynamic"), fixed=None, peer=None):
@@ -613,8 +615,7 @@ class Session:
                     check_model(res, self.opset)
             items.append((f, {"onnxexp": res}))
         if peer:
-            for (f, rs), res in zip(items, peer_forked(forms, d0, self.opset)):
-                rs["peer"] = res
+            self.peer_ids[id(items)] = self.worker.submit(prog, forms, os.path.join(d0, "peer"), self.opset)
         for f, rs in items:
             for res in rs.values():
                 if res.outcome is None:
@@ -623,6 +624,16 @@ class Session:
 
     def finish(self, batch):
         """Judges every queued result of batch ([items from start()])."""
+        for items in batch:
+            jid = self.peer_ids.pop(id(items), None)
+            if jid is None:
+                continue
+            got = self.worker.collect(jid)
+            for f, rs in items:
+                res = got.get(f.name) or Result(f.name, "peer").set("crash", "no answer from the peer worker", "peer lost")
+                rs["peer"] = res
+                if res.outcome is None:
+                    self.ids[res] = [self.rt.submit(res.onnx, i, o) for i, o in res.jobs]
         ids = [j for items in batch for _, rs in items for res in rs.values() for j in self.ids.get(res, [])]
         answers = self.rt.wait(ids)
         for items in batch:
@@ -633,65 +644,131 @@ class Session:
 
     def close(self):
         self.rt.close()
+        self.worker.close()
 
 
-def peer_forked(forms, d0, opset):
-    """run_peer + check_model for every form, in a forked child: torch's
-    exporter can die of a signal (SIGFPE in its Reshape shape inference on
-    empty tensors) and must not take the harness with it. A form the child
-    died on is the peer's crash; the forms after it go to a new child."""
-    os.makedirs(d0, exist_ok=True)
-    out = [None] * len(forms)
-    for k, f in enumerate(forms):
-        if f.na:
-            out[k] = Result(f.name, "peer").set("n/a", f.na, f.na.split(" (")[0])
-    while any(o is None for o in out):
-        todo = [k for k, o in enumerate(out) if o is None]
-        prog_file = os.path.join(d0, "peer.progress")
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: no return from here
-            code = 0
-            try:
-                with open(prog_file, "w") as fh:
-                    for k in todo:
-                        fh.write(json.dumps({"start": k}) + "\n")
-                        fh.flush()
-                        f = forms[k]
-                        res = run_peer(f, os.path.join(d0, f.name), opset)
-                        if res.outcome is None:
-                            check_model(res, opset)
-                        fh.write(json.dumps({"done": k, "outcome": res.outcome, "detail": res.detail, "key": res.key,
-                                             "onnx": res.onnx, "jobs": res.jobs}) + "\n")
-                        fh.flush()
-            except BaseException:  # noqa: BLE001
-                code = 3
-            os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        started = None
-        with open(prog_file) as fh:
-            for line in fh:
+class PeerWorker:
+    """peer.py in a process of its own (see there). submit() sends a
+    program; collect() returns its per-form Results, restarting the worker
+    when it dies (the form it died on is the peer's crash)."""
+
+    def __init__(self):
+        self.proc = None
+        self.next_id = 0
+        self.jobs = {}  # id -> (job, forms)
+        self.got = {}  # id -> {form: Result}
+        self.started = {}  # id -> the form the worker said it started last
+        self.q = queue.Queue()
+
+    def _start(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "peer.py")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        proc, q = self.proc, self.q
+
+        def reader():
+            for line in proc.stdout:
                 try:
-                    m = json.loads(line)
+                    q.put(json.loads(line))
                 except ValueError:
-                    continue
-                if "start" in m:
-                    started = m["start"]
-                else:
-                    res = Result(forms[m["done"]].name, "peer")
-                    res.outcome, res.detail, res.key = m["outcome"], m["detail"], m["key"]
-                    res.onnx, res.jobs = m["onnx"], [tuple(j) for j in m["jobs"]]
-                    out[m["done"]] = res
-                    started = None
-        if started is not None and out[started] is None:
-            why = ("killed by signal %d" % os.WTERMSIG(status)) if os.WIFSIGNALED(status) else "exit %d" % os.WEXITSTATUS(status)
-            out[started] = Result(forms[started].name, "peer").set("crash", "torch.onnx.export " + why, "peer " + why)
-        elif any(out[k] is None for k in todo):
-            for k in todo:
-                if out[k] is None:
-                    out[k] = Result(forms[k].name, "peer").set("crash", "peer child ended early", "peer child")
-    return out
+                    pass
+            q.put({"eof": proc})
+
+        threading.Thread(target=reader, daemon=True).start()
+
+    def _send(self, job):
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        job["proc"] = None
+        data = (json.dumps({k: v for k, v in job.items() if k != "proc"}) + "\n").encode()
+        job["proc"] = self.proc
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def submit(self, prog, forms, d0, opset):
+        from program import save_program
+
+        os.makedirs(d0, exist_ok=True)
+        pdir = os.path.join(d0, "program")
+        os.makedirs(pdir, exist_ok=True)
+        save_program(prog, pdir)
+        fixed = next((f.choice for f in forms if f.name == "dynamic" and f.choice), None)
+        jid = self.next_id
+        self.next_id += 1
+        job = {"id": jid, "dir": d0, "program": pdir, "forms": [f.name for f in forms if not f.na],
+               "fixed": list(fixed) if fixed else None, "opset": opset}
+        self.jobs[jid] = (job, forms)
+        self.got[jid] = {}
+        for f in forms:
+            if f.na:
+                self.got[jid][f.name] = Result(f.name, "peer").set("n/a", f.na, f.na.split(" (")[0])
+        if job["forms"]:
+            self._send(job)
+        else:
+            self.jobs[jid] = (job, forms, True)
+        return jid
+
+    def collect(self, jid, timeout=300):
+        """{form: Result} of job jid."""
+        started = self.started
+        while len(self.jobs[jid]) == 2:
+            try:
+                m = self.q.get(timeout=timeout)
+            except queue.Empty:
+                m = {"eof": self.proc, "hung": True}
+                self.proc.kill()
+            if "eof" in m:
+                dead = m["eof"]
+                # every unfinished job sent to the dead worker: the form it had
+                # started is the crash; its other forms and later jobs go again
+                for k in sorted(self.jobs):
+                    if len(self.jobs[k]) != 2 or self.jobs[k][0].get("proc") is not dead:
+                        continue
+                    job, forms = self.jobs[k]
+                    f = started.get(k)
+                    if f is not None and f not in self.got[k]:
+                        why = "hung" if m.get("hung") else "died (%s)" % _exit_text(dead)
+                        self.got[k][f] = Result(f, "peer").set("crash", "torch.onnx.export " + why, "peer " + why.split(" (")[0])
+                    job["forms"] = [x for x in job["forms"] if x not in self.got[k]]
+                    if job["forms"]:
+                        self._send(job)
+                    else:
+                        self.jobs[k] = (job, forms, True)
+                if dead is self.proc:
+                    self.proc = None
+                continue
+            k = m["id"]
+            if "start" in m:
+                started[k] = m["start"]
+            elif "done" in m:
+                res = Result(m["done"], "peer")
+                res.outcome, res.detail, res.key = m["outcome"], m["detail"], m["key"]
+                res.onnx, res.jobs = m["onnx"], [tuple(x) for x in m["jobs"]]
+                self.got[k][m["done"]] = res
+            elif "end" in m:
+                self.jobs[k] = self.jobs[k][:2] + (True,)
+        del self.jobs[jid]
+        self.started.pop(jid, None)
+        return self.got.pop(jid)
+
+    def close(self):
+        if self.proc is not None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+            self.proc = None
+
+
+def _exit_text(proc):
+    try:
+        rc = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return "?"
+    return "signal %d" % -rc if rc < 0 else "exit %d" % rc
 
 
 def signature(res):

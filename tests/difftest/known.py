@@ -14,6 +14,13 @@ import collections
 import torch
 
 ALL = ("trace", "script", "dynamic")
+SCRIPT_REDUCE = {"sum", "mean", "prod", "amax", "amin", "max", "min", "all", "any", "std", "var", "std_mean", "var_mean",
+                 "norm", "linalg_vector_norm", "cumsum", "logsumexp", "softmax", "log_softmax", "aminmax"}
+SCRIPT_LINALG = {"matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "baddbmm", "linear", "einsum"}
+# ops whose operands differ in dtype by nature (indices, masks, conditions)
+INDEXY = {"index", "index_select", "gather", "take", "scatter", "scatter_add", "index_add", "index_copy", "index_fill",
+          "embedding", "one_hot", "masked_fill", "masked_select", "where", "setitem", "index_put", "masked_scatter",
+          "type_as", "view_as", "reshape_as", "expand_as", "to"}
 ENABLED = [True]
 HITS = collections.Counter()  # entry id -> statements steered around
 
@@ -97,13 +104,17 @@ KNOWN = [
       "x.new_zeros/new_ones/new_full, in a scripted graph: the result's dtype is not D (not x's)", "mismatch-script-full_like",
       lambda s, v, o: (s.op in ("zeros_like", "ones_like", "full_like") and "dtype=" in s.template) or
       (s.op in ("new_zeros", "new_ones", "new_full") and _dt(v[0]) != torch.float32)),
-    K("script-dtype", "onnxexp", ("script", "dynamic"), "prod, logsumexp, var_mean, einsum, cumsum, clamp with tensor "
-      "bounds or an integer tensor with float bounds, a dtype= argument, any op on tensors of mixed dtypes, float ops "
-      "on integer tensors: wrong result dtype (or none) in a scripted graph", "mismatch-script-prod_silu",
-      lambda s, v, o: s.op in ("prod", "logsumexp", "var_mean", "std_mean", "einsum", "cumsum", "exp2") or "dtype=" in s.template or
-      (s.op in ("clamp", "clamp_min", "clamp_max") and (len(s.ins) > 1 or _isint(v[0]))) or
-      len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 or
-      (o and _dt(o[0]) is not None and o[0].dtype.is_floating_point and any(_isint(x) for x in v))),
+    K("script-dtype", "onnxexp", ("script", "dynamic"), "scripted graphs: wrong result dtype (or none) for einsum, "
+      "prod, cumsum of integers narrower than int64 or of bool, reductions of float64/float16 (logsumexp, var, "
+      "mean, ...), matmul-like ops on float16/float64, addcmul/addcdiv/lerp/clamp on tensors of mixed dtypes, an "
+      "op on tensors of mixed dtypes one of which is 0-d (dimensionless promotion), a dtype= argument", "mismatch-script-logsumexp",
+      lambda s, v, o: s.op in ("einsum", "prod") or "dtype=" in s.template or
+      (s.op == "cumsum" and _dt(v[0]) not in (torch.int64, torch.float32, torch.float64, torch.float16)) or
+      (s.op in SCRIPT_REDUCE and _dt(v[0]) in (torch.float64, torch.float16)) or
+      (s.op in SCRIPT_LINALG and any(_dt(x) in (torch.float64, torch.float16) for x in v)) or
+      (s.kind == "assign" and s.op not in INDEXY and len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 and
+       (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack") or
+        any(isinstance(x, torch.Tensor) and x.dim() == 0 for x in v)))),
     K("nan-shrink-threshold", "onnxexp", ALL, "hardshrink/softshrink/threshold of NaN: torch passes NaN through, the "
       "export's comparisons send it to the other branch (0, or the threshold value)", "mismatch-trace-hardshrink",
       lambda s, v, o: s.op in ("hardshrink", "softshrink", "threshold") and _has_nan(v[0])),
@@ -130,23 +141,21 @@ KNOWN = [
       lambda s, v, o: s.op == "index" and len(s.ins) > 2 and _empty(v[0])),
     K("pixel-shuffle-empty", "onnxexp", ALL, "pixel_shuffle/pixel_unshuffle of an empty tensor: Reshape with a 0 and "
       "-1", "ort-error-trace-pixel_unshuffle", lambda s, v, o: s.op.startswith("pixel_") and _empty(v[0])),
-    K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value in a "
-      "scripted graph: when the value's dtype was not carried through (exp of float64, ...) the sum is guessed int64",
-      "mismatch-script-exp_sum", lambda s, v, o: s.op in ("sum", "mean", "prod", "amax", "amin", "max", "min", "all",
-                                                        "any", "std", "var", "norm", "linalg_vector_norm", "cumsum")
-      and not s.ins[0].startswith("x")),
-    K("f64-scalar-as-f32", "onnxexp", ALL, "scatter/index_fill/masked_fill of a float64 tensor with a Python float: the "
-      "value goes through float32 (0.001 lands as 0.0010000000474974513)", "mismatch-trace-scatter",
-      lambda s, v, o: s.op in ("scatter", "index_fill", "masked_fill", "full_like", "new_full", "fill_", "masked_fill_",
-                               "index_fill_") and o and _dt(o[0]) == torch.float64 and "." in s.template.split(",")[-1]),
-    K("f64-float-attribute", "onnxexp", ALL, "leaky_relu/elu/celu/selu/hardsigmoid/hardswish/softplus/hardtanh of "
-      "float64: the op's float attributes (alpha, ...) are float32, so the result is off at 1e-9",
-      "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
-                                                            "hardswish", "softplus", "hardtanh", "mish", "gelu",
-                                                            "log_sigmoid", "silu") and _dt(v[0]) == torch.float64),
+    K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value "
+      "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
+      "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
+      lambda s, v, o: s.op in SCRIPT_REDUCE and not s.ins[0].startswith("x")),
+    K("pool-kernel-too-big", "onnxexp", ALL, "max_pool/avg_pool with a kernel larger than the padded input: torch "
+      "gives an empty result, the export's MaxPool has a negative output size (invalid model)", "invalid-trace-max_pool1d",
+      lambda s, v, o: s.op in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d") and o and _empty(o[0])),
     K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
       "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
-      "mismatch-script-sum", lambda s, v, o, w: any(n in w for n in s.ins)),
+      "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
+    K("flatten-empty", "onnxexp", ALL, "flatten of an empty tensor over dims that include the empty one: the "
+      "result's shape is wrong ([0, 4] for [12, 0])", "mismatch-trace-flatten",
+      lambda s, v, o: s.op == "flatten" and _empty(v[0]) and o and tuple(o[0].shape) != tuple(v[0].shape)),
+    K("roll-dynamic", "onnxexp", ("dynamic",), "roll by a shift as large as the axis, on a dynamic axis: wrong values "
+      "already at the traced size", "mismatch-dynamic-roll", lambda s, v, o: s.op == "roll"),
     # ---- onnxruntime
     K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
       "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",
@@ -208,6 +217,15 @@ KNOWN = [
       "floor(dst * in/out) (7)", "mismatch-trace-upsample_nearest1d",
       lambda s, v, o: s.op.startswith("upsample_nearest") and o and any(
           oo % ii != 0 for ii, oo in zip(v[0].shape[2:], o[0].shape[2:]) if ii)),
+    K("ort-max-min-nan-bound", "onnxruntime", ALL, "clamp with a NaN bound tensor, maximum/minimum with NaN: "
+      "onnxruntime's Max/Min return the other operand, torch NaN", "mismatch-trace-clamp-nan",
+      lambda s, v, o: s.op in ("clamp", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min") and
+      len(s.ins) > 1 and any(_has_nan(x) for x in v[1:])),
+    K("ort-norm-inf-weight", "onnxruntime", ALL, "batch_norm/layer_norm/group_norm with an infinite weight or bias: "
+      "onnxruntime folds the weight into a scale and shift first (inf - inf: NaN where torch gives -inf)",
+      "mismatch-trace-batch_norm", lambda s, v, o: s.op in ("batch_norm", "layer_norm", "group_norm", "instance_norm")
+      and any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not bool(torch.isfinite(x).all())
+              for x in v[1:])),
     # ---- torch
     K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
       lambda s, v, o: s.op == "sign" and _has_nan(v[0])),
@@ -238,9 +256,23 @@ def _cast_from_float(name):
     return isinstance(src, torch.Tensor) and src.dtype.is_floating_point
 
 
+class _Op:
+    """A statement as the predicates see it: an in-place write (add_, x += y,
+    x[i] += y) under the name of the op it applies (add)."""
+
+    def __init__(self, s):
+        self.kind, self.ins, self.outs, self.template = s.kind, s.ins, s.outs, s.template
+        op = s.op.rstrip("_")
+        self.op = {"iadd": "add", "isub": "sub", "imul": "mul", "setitem+=": "add", "setitem-=": "sub",
+                   "setitem*=": "mul", "__iand": "bitwise_and", "__ior": "bitwise_or"}.get(op, op)
+
+
 def check(prog, s, vals, outs, env=None):
     CTX[0] = (prog, env or {})
     weights = prog.weight_names()
+    if s.kind == "write":
+        s = _Op(s)
+        outs = [vals[0]] if vals else []
     """None, or the entry s hits: raises for all-forms entries, records
     partial ones in prog.excluded (form -> id)."""
     if not ENABLED[0]:

@@ -220,7 +220,8 @@ def main(argv=None):
     ap.add_argument("--no-peer", action="store_true", help="skip torch.onnx.export")
     ap.add_argument("--no-reduce", action="store_true", help="write failing programs as they are")
     ap.add_argument("--reduce-seconds", type=float, default=90)
-    ap.add_argument("--no-exclusions", action="store_true", help="also generate the constructs of known bugs (known.py)")
+    ap.add_argument("--no-exclusions", nargs="*", metavar="ID",
+                    help="also generate the constructs of these known bugs (known.py ids; none given: of all)")
     ap.add_argument("--max-ops", type=int, default=40)
     ap.add_argument("--batch", type=int, default=16, help="programs per onnxruntime batch")
     ap.add_argument("--log", help="append one JSON line per program here (default WORK/results.jsonl)")
@@ -242,7 +243,14 @@ def main(argv=None):
         return 0
     if a.count is None and a.seconds is None and not a.only:
         a.count = 100
-    known.ENABLED[0] = not a.no_exclusions
+    if a.no_exclusions is not None:
+        if a.no_exclusions:
+            bad = [i for i in a.no_exclusions if i not in {k.id for k in known.KNOWN}]
+            if bad:
+                ap.error("no known bug " + ", ".join(bad))
+            known.KNOWN[:] = [k for k in known.KNOWN if k.id not in a.no_exclusions]
+        else:
+            known.ENABLED[0] = False
     a.work = os.path.abspath(a.work)
     a.found = os.path.abspath(a.found or os.path.join(a.work, "found"))
     os.makedirs(a.work, exist_ok=True)
@@ -283,8 +291,7 @@ def main(argv=None):
                 print("%6d %-5s %2d ops  %s" % (idx, mode, prog.n_ops(), "  ".join(
                     "%s:%s/%s" % (f, v["onnxexp"]["outcome"], v.get("peer", {}).get("outcome", "-"))
                     for f, v in rec["results"].items())), flush=True)
-            if not a.keep and line is None:
-                shutil.rmtree(os.path.join(a.work, "p%d" % idx), ignore_errors=True)
+
         log.flush()
 
     while True:
@@ -304,7 +311,8 @@ def main(argv=None):
             gave_up += 1
             continue
         try:
-            items = session.start(prog, rng, "p%d" % idx)
+            # a slot per place in the batch: directories are reused, not made and removed per program
+            items = session.start(prog, rng, "p%d" % (idx if a.keep else n_started % a.batch))
         except Exception as e:  # noqa: BLE001  (a harness failure on one program must not end the run)
             print("harness: seed %d index %d: %s: %s" % (a.seed, idx, type(e).__name__, harness.first_line(e)), flush=True)
             gave_up += 1
