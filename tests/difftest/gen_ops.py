@@ -1059,7 +1059,9 @@ def control(g):
             g.loopvars.pop()
             g.it.env.pop(lv, None)
         blk[-1].outs[blk[-1].outs.index(out)] = acc
-        if r.random() < 0.4:
+        if r.random() < 0.4 and ta.dtype != torch.bool:
+            # (bool + int is int64: the carried value would change dtype
+            # between iterations, FINDINGS.md)
             blk.append(Stmt("assign", [acc], "{0} + {1}", [acc, lv], "add", cost=1))
         cnt = str(r.choice(["2", "3", "{0}.size(0)"])) if ta.dim() else str(r.choice(["2", "3"]))
         s = Stmt("for", [acc], cnt, [a] if "{0}" in cnt else [], "prim::Loop", cost=sum(x.cost for x in blk),

@@ -378,7 +378,9 @@ def dynamic_form(prog, r, model, args, ref, tols, graphs, fixed=None):
     try:
         p2 = prog.copy()
         p2.inputs = [(nm, a) for (nm, _), a in zip(prog.inputs, args2)]
-        Interp(p2).run(snap=False)  # torch and the guards accept the second size
+        it2 = Interp(p2)  # torch, the guards and the known-bug list accept the second size
+        it2.on_step = _known_at_second_size
+        it2.run(snap=False)
         ref2 = eager(model, args2)
         tols2 = tol_info(prog, args2)
     except Exception as e:  # noqa: BLE001
@@ -407,6 +409,14 @@ def dynamic_form(prog, r, model, args, ref, tols, graphs, fixed=None):
         return f
     f.na = "dynamic: the trace bakes size %d in and there is no scripted graph" % n
     return f
+
+
+def _known_at_second_size(it, s):
+    import known
+
+    k = known.check(it.prog, s, [it.env.get(n) for n in s.ins], [it.env[n] for n in s.outs], it.env)
+    if k is not None:
+        raise ValueError("known bug " + k.id)
 
 
 def first_line(e):

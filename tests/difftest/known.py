@@ -10,6 +10,7 @@ construct again. `run.py --no-exclusions` generates them all.
 """
 
 import collections
+import re
 
 import torch
 
@@ -17,6 +18,10 @@ ALL = ("trace", "script", "dynamic")
 SCRIPT_REDUCE = {"sum", "mean", "prod", "amax", "amin", "max", "min", "all", "any", "std", "var", "std_mean", "var_mean",
                  "norm", "linalg_vector_norm", "cumsum", "logsumexp", "softmax", "log_softmax", "aminmax"}
 SCRIPT_LINALG = {"matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "baddbmm", "linear", "einsum"}
+F64_SCALAR_OPS = {"scatter", "index_fill", "masked_fill", "full_like", "new_full", "fill", "setitem", "rsub", "sub", "add",
+                  "mul", "div", "where", "clamp", "clamp_min", "clamp_max", "pow", "remainder", "fmod", "lerp",
+                  "addcmul", "addcdiv", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "constant_pad_nd",
+                  "threshold", "hardtanh", "nan_to_num", "softshrink", "hardshrink", "arange", "full"}
 # ops whose operands differ in dtype by nature (indices, masks, conditions)
 INDEXY = {"index", "index_select", "gather", "take", "scatter", "scatter_add", "index_add", "index_copy", "index_fill",
           "embedding", "one_hot", "masked_fill", "masked_select", "where", "setitem", "index_put", "masked_scatter",
@@ -55,6 +60,31 @@ def _pow_overflows(s, v):
         names.append("_d%d" % i)
     r = eval(s.template.format(*names), env)
     return bool((~torch.isfinite(r) | (r.abs() >= 2 ** 31)).any())
+
+
+def _big_quotient(s, v):
+    env = {"torch": torch}
+    names = []
+    for i, x in enumerate(v):
+        env["_d%d" % i] = x.double() if isinstance(x, torch.Tensor) else x
+        names.append("_d%d" % i)
+    t = s.template.format(*names)
+    for f in ("torch.remainder(", "torch.fmod(", "torch.div("):
+        t = t.replace(f, "torch.true_divide(")
+    t = t.replace("//", "/").replace("%", "/").replace(", rounding_mode='trunc'", "").replace(", rounding_mode='floor'", "")
+    q = torch.as_tensor(eval(t, env))
+    q = q[torch.isfinite(q)]
+    return bool((q.abs() > 2 ** 52).any())
+
+
+def _promoted_nonfinite(v, out):
+    """Operands in the result's dtype have an infinity, or a float divisor a zero."""
+    if not out.dtype.is_floating_point:
+        return False
+    xs = [torch.as_tensor(x).to(out.dtype) for x in v if isinstance(x, torch.Tensor)]
+    if any(bool(torch.isinf(x).any()) for x in xs):
+        return True
+    return len(xs) > 1 and bool((xs[-1] == 0).any())
 
 
 class Known:
@@ -113,17 +143,17 @@ KNOWN = [
       (s.op in SCRIPT_REDUCE and _dt(v[0]) in (torch.float64, torch.float16)) or
       (s.op in SCRIPT_LINALG and any(_dt(x) in (torch.float64, torch.float16) for x in v)) or
       (s.kind == "assign" and s.op not in INDEXY and len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 and
-       (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack") or
+       (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack", "max", "min", "maximum", "minimum") or
         any(isinstance(x, torch.Tensor) and x.dim() == 0 for x in v)))),
     K("nan-shrink-threshold", "onnxexp", ALL, "hardshrink/softshrink/threshold of NaN: torch passes NaN through, the "
       "export's comparisons send it to the other branch (0, or the threshold value)", "mismatch-trace-hardshrink",
       lambda s, v, o: s.op in ("hardshrink", "softshrink", "threshold") and _has_nan(v[0])),
     K("lerp-inf", "onnxexp", ALL, "lerp with infinite start/end: torch's formula gives inf, the export's "
       "start + w*(end-start) NaN", "mismatch-trace-lerp", lambda s, v, o: s.op == "lerp" and any(_has_inf(x) for x in v)),
-    K("floor-div-inf", "onnxexp", ALL, "floor division / remainder / fmod with infinite operands: torch gives NaN, the "
-      "export's Floor(Div) gives inf", "mismatch-trace-div",
-      lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or "rounding_mode" in s.template) and
-      any(_has_inf(x) for x in v)),
+    K("floor-div-inf", "onnxexp", ALL, "floor division / remainder / fmod with infinite operands (also after promotion, "
+      "int32 -> float16) or a zero float divisor: torch gives NaN, the export's Floor(Div) gives inf",
+      "mismatch-trace-div", lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or
+                                             "rounding_mode" in s.template) and o and _promoted_nonfinite(v, o[0])),
     K("shrink-f64", "onnxexp", ALL, "softshrink/hardshrink of float64: computed in float32", "mismatch-trace-softshrink",
       lambda s, v, o: s.op in ("softshrink", "hardshrink") and _dt(v[0]) == torch.float64),
     K("reshape-zero", "onnxexp", ALL, "reshape/view to a shape with a 0: ONNX Reshape copies the input's dim for a 0 "
@@ -148,6 +178,9 @@ KNOWN = [
     K("pool-kernel-too-big", "onnxexp", ALL, "max_pool/avg_pool with a kernel larger than the padded input: torch "
       "gives an empty result, the export's MaxPool has a negative output size (invalid model)", "invalid-trace-max_pool1d",
       lambda s, v, o: s.op in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d") and o and _empty(o[0])),
+    K("rshift-negative", "onnxexp", ALL, ">> of negative signed integers: torch shifts arithmetically (floor), the "
+      "export rounds toward zero (-3 >> 7 gives 0, not -1)", "mismatch-trace-__rshift__",
+      lambda s, v, o: s.op == "__rshift__" and isinstance(v[0], torch.Tensor) and v[0].numel() and bool((v[0] < 0).any())),
     K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
       "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
       "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
@@ -162,9 +195,9 @@ KNOWN = [
       lambda s, v, o: s.op in ("amin", "amax", "aminmax", "max", "min", "argmax", "argmin", "max_pool1d", "max_pool2d",
                                "adaptive_max_pool1d", "adaptive_max_pool2d") and _has_nan(v[0]) or
       s.op in ("norm", "linalg_vector_norm") and 'float("inf")' in s.template and _has_nan(v[0])),
-    K("ort-resize-inf", "onnxruntime", ALL, "linear/bilinear interpolation next to inf: onnxruntime's Resize multiplies "
-      "the zero weight with inf (NaN), torch does not read that neighbour", "mismatch-dynamic-upsample_linear1d",
-      lambda s, v, o: s.op.startswith("upsample_") and _has_inf(v[0])),
+    K("ort-resize-inf", "onnxruntime", ALL, "linear/bilinear interpolation next to inf or NaN: onnxruntime's Resize "
+      "multiplies the zero weight with it (NaN), torch does not read that neighbour", "mismatch-dynamic-upsample_linear1d",
+      lambda s, v, o: s.op.startswith("upsample_") and (_has_inf(v[0]) or _has_nan(v[0]))),
     K("ort-gemm-empty-k", "onnxruntime", ALL, "addmm/baddbmm/linear with an empty inner dim: onnxruntime's Gemm "
       "returns C without scaling it by beta", "mismatch-trace-addmm",
       lambda s, v, o: s.op in ("addmm", "baddbmm", "linear", "matmul", "mm", "bmm", "mv", "dot", "outer", "einsum",
@@ -210,8 +243,11 @@ KNOWN = [
     K("ort-softmax-empty", "onnxruntime", ALL, "softmax/log_softmax of an empty tensor: onnxruntime's ReduceMax fails",
       "ort-error-trace-softmax", lambda s, v, o: s.op in ("softmax", "log_softmax", "logsumexp") and _empty(v[0])),
     K("ort-cast-chain", "onnxruntime", ALL, "a float cast to an integer type, then to bool: onnxruntime skips the "
-      "integer step even with optimizations disabled (-0.449 -> int64 0 -> bool gives True)", "mismatch-trace-to",
-      lambda s, v, o: s.op == "to" and o and _dt(o[0]) == torch.bool and _isint(v[0]) and _cast_from_float(s.ins[0])),
+      "integer step even with optimizations disabled (-0.449 -> int64 0 -> bool gives True); logical ops on such "
+      "integers meet it too (they cast to bool)", "mismatch-trace-to",
+      lambda s, v, o: ((s.op == "to" and o and _dt(o[0]) == torch.bool) or s.op.startswith("logical_") or
+                       s.op in ("all", "any", "nonzero", "where")) and any(
+          _isint(x) and _cast_from_float(n) for n, x in zip(s.ins, v))),
     K("ort-resize-nearest-ratio", "onnxruntime", ALL, "nearest interpolation to a size that does not divide into a "
       "whole upscale: onnxruntime computes the source index as dst / (out/in) in float (6.9999 -> 6), torch as "
       "floor(dst * in/out) (7)", "mismatch-trace-upsample_nearest1d",
@@ -221,11 +257,41 @@ KNOWN = [
       "onnxruntime's Max/Min return the other operand, torch NaN", "mismatch-trace-clamp-nan",
       lambda s, v, o: s.op in ("clamp", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min") and
       len(s.ins) > 1 and any(_has_nan(x) for x in v[1:])),
-    K("ort-norm-inf-weight", "onnxruntime", ALL, "batch_norm/layer_norm/group_norm with an infinite weight or bias: "
-      "onnxruntime folds the weight into a scale and shift first (inf - inf: NaN where torch gives -inf)",
+    K("ort-norm-inf-weight", "onnxruntime", ALL, "batch_norm/layer_norm/group_norm with an infinite or huge weight, "
+      "bias or running statistic: onnxruntime folds them into a scale and shift first (inf - inf, 1e30 - 1e30)",
       "mismatch-trace-batch_norm", lambda s, v, o: s.op in ("batch_norm", "layer_norm", "group_norm", "instance_norm")
-      and any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not bool(torch.isfinite(x).all())
-              for x in v[1:])),
+      and any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.numel() and
+              (not bool(torch.isfinite(x).all()) or bool((x.abs() > 1e6).any())) for x in v[1:])),
+    K("ort-glu-sigmoid-tail", "onnxruntime", ALL, "glu of a huge value gated by a very negative one: onnxruntime's "
+      "Sigmoid is 7% off in relative terms at -14, which the product makes visible", "mismatch-trace-glu",
+      lambda s, v, o: s.op in ("glu", "silu", "mish") and isinstance(v[0], torch.Tensor) and v[0].numel() and
+      bool((v[0].abs() > 1e6).any()) and bool((v[0] < -10).any())),
+    K("ort-conv-nonfinite-weight", "onnxruntime", ALL, "convolution with a padded input and an infinite or NaN "
+      "weight: onnxruntime multiplies it with the zero padding (NaN), torch skips padding taps",
+      "mismatch-trace-conv1d", lambda s, v, o: s.op.startswith("conv") and len(v) > 1 and
+      any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not bool(torch.isfinite(x).all()) for x in v[1:])),
+    K("f64-scalar-as-f32", "onnxexp", ALL, "a Python float operand of a float64 op (scatter, index_fill, masked_fill, "
+      "rsub, ...): the value goes through float32 (0.1 lands as 0.10000000149011612)", "mismatch-trace-masked_fill",
+      lambda s, v, o: o and _dt(o[0]) == torch.float64 and re.search(r"(?<![\w{])-?\d+\.\d*(e-?\d+)?", s.template)
+      is not None and s.op in F64_SCALAR_OPS),
+    K("f64-float-attribute", "onnxexp", ALL, "leaky_relu/elu/celu/selu/hardsigmoid/hardswish/softplus/hardtanh of "
+      "float64: the op's float attributes (alpha, ...) are float32, so the result is off at 1e-9",
+      "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
+                                                            "hardswish", "softplus", "hardtanh", "mish", "gelu",
+                                                            "log_sigmoid", "silu") and _dt(v[0]) == torch.float64),
+    K("mask-index-empty", "onnxexp", ALL, "x[mask] where x has an empty dim: the result's shape is wrong ([0, 7, 4] "
+      "for [0, 0, 4])", "mismatch-trace-index-mask", lambda s, v, o: s.op == "index" and len(v) > 1 and
+      _dt(v[1]) == torch.bool and _empty(v[0])),
+    K("quotient-beyond-2^52", "none", ALL, "remainder/fmod/floor division whose quotient is beyond 2^52: the result "
+      "is rounding noise on both sides (torch gives NaN, the export a tiny number)", "mismatch-trace-remainder",
+      lambda s, v, o: (s.op in ("remainder", "fmod", "floor_divide") or "rounding_mode" in s.template) and
+      _big_quotient(s, v)),
+    K("ort-cast-tiny-f16", "onnxruntime", ALL, "float64 values below float16's smallest subnormal cast to float16: "
+      "onnxruntime's Cast does not give 0 (-1e-300 stays nonzero)", "mismatch-trace-half",
+      lambda s, v, o: s.op == "to" and o and _dt(o[0]) == torch.float16 and _dt(v[0]) == torch.float64 and bool(
+          ((v[0] != 0) & (v[0].abs() < 6e-8)).any())),
+    K("torch-pow-half", "torch", ALL, "pow(x, 0.5) of -inf: torch computes it as sqrt (NaN), C's pow and ONNX Pow give "
+      "+inf", "mismatch-trace-pow-half", lambda s, v, o: s.op == "pow" and "0.5" in s.template and _has_inf(v[0])),
     # ---- torch
     K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
       lambda s, v, o: s.op == "sign" and _has_nan(v[0])),

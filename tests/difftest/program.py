@@ -337,6 +337,7 @@ class Interp:
         self.snap = {}
         self.cone = {}
         self.unit = {}  # name -> the least precise float dtype on its chains
+        self.on_step = None  # called after each statement (the generator's known-bug check)
         for n, t in prog.inputs:
             self.bind(n, t.clone(), 0, {n})
         for n, t, _ in prog.weights:
@@ -427,6 +428,8 @@ class Interp:
                 self.cone[n] = self.cone.get(n, {n}) | cone
         if s.guard and not eval_guard(s.guard, s.ins, self.env, self.genv, self.env.get(s.outs[0]) if s.outs else None):
             raise GuardFailed(s.guard)
+        if self.on_step is not None and s.kind in ("assign", "write"):
+            self.on_step(self, s)
 
     def unit_of(self, name):
         return max([self.unit.get(n, 0.0) for n in self.cone.get(name, {name})] + [self.unit.get(name, 0.0)])

@@ -330,7 +330,7 @@ def main(argv=None):
     if not a.quiet:
         stats.table()
         if known.HITS:
-            print("\n== statements steered around known bugs (known.py) ==")
+            print("\n== statement runs steered around known bugs (known.py; a statement counts once per try) ==")
             for k, n in known.HITS.most_common():
                 print("%7d  %s" % (n, k))
     n = len(stats.records)
