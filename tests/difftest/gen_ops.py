@@ -62,7 +62,7 @@ UNARY = [
     ("exp", "torch.exp({0})", 2, False, None, "fi"), ("exp2", "torch.exp2({0})", 2, False, None, "fi"),
     ("log", "torch.log({0})", 2, False, "away:0", "fi"), ("log2", "torch.log2({0})", 2, False, "away:0", "fi"),
     ("log10", "torch.log10({0})", 2, False, "away:0", "fi"), ("log1p", "torch.log1p({0})", 2, False, "away:-1", "fi"),
-    ("sin", "torch.sin({0})", 2, False, None, "fi"), ("cos", "torch.cos({0})", 2, False, None, "fi"),
+    ("sin", "torch.sin({0})", 2, False, "trig", "fi"), ("cos", "torch.cos({0})", 2, False, "trig", "fi"),
     ("tan", "torch.tan({0})", 3, False, "pole", "fi"), ("asin", "torch.asin({0})", 2, False, "away:-1, 1", "fi"),
     ("acos", "torch.acos({0})", 2, False, "away:-1, 1", "fi"), ("atan", "torch.atan({0})", 2, False, None, "fi"),
     ("sinh", "torch.sinh({0})", 2, False, None, "fi"), ("cosh", "torch.cosh({0})", 2, False, None, "fi"),
@@ -137,10 +137,12 @@ def unary(g):
         args = args[: tpl.count("%s")] + [lit(0.0)] * max(0, tpl.count("%s") - len(args))
     tpl = tpl % tuple(args) if args else tpl
     guard = None
-    if disc and disc.startswith("away:"):  # inputs away from the domain's edges (log of a rounded 0)
+    if disc == "trig":  # a rounded huge argument: sin of it is noise
+        guard = None if g.all_exact([a]) else "_small({0}, 100.0)"
+    elif disc and disc.startswith("away:"):  # inputs away from the domain's edges (log of a rounded 0)
         guard = None if g.all_exact([a]) else "_away({0}, [%s])" % disc[5:]
     elif disc == "pole":  # tan: inputs away from its poles, where rounding upstream blows up
-        guard = None if g.all_exact([a]) else "_margin({0} / math.pi - 0.5, 'int')"
+        guard = None if g.all_exact([a]) else "_small({0}, 100.0) and _margin({0} / math.pi - 0.5, 'int')"
     elif disc == "cmp0":
         guard = None if g.all_exact([a]) else "_margin({0}, 'cmp', %s)" % args[0]
     elif disc:

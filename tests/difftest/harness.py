@@ -727,6 +727,9 @@ class PeerWorker:
             try:
                 m = self.q.get(timeout=timeout)
             except queue.Empty:
+                if self.proc is None:
+                    self._send(self.jobs[jid][0])  # nothing was running it
+                    continue
                 m = {"eof": self.proc, "hung": True}
                 self.proc.kill()
             if "eof" in m:
@@ -738,9 +741,13 @@ class PeerWorker:
                         continue
                     job, forms = self.jobs[k]
                     f = started.get(k)
+                    why = "hung" if m.get("hung") else "died (%s)" % _exit_text(dead)
                     if f is not None and f not in self.got[k]:
-                        why = "hung" if m.get("hung") else "died (%s)" % _exit_text(dead)
                         self.got[k][f] = Result(f, "peer").set("crash", "torch.onnx.export " + why, "peer " + why.split(" (")[0])
+                    elif f is None:  # died before its first form: no retry, or it would die again
+                        for name in job["forms"]:
+                            self.got[k].setdefault(name, Result(name, "peer").set(
+                                "crash", "the peer worker " + why + " before exporting", "peer worker " + why.split(" (")[0]))
                     job["forms"] = [x for x in job["forms"] if x not in self.got[k]]
                     if job["forms"]:
                         self._send(job)

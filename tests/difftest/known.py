@@ -87,6 +87,25 @@ def _promoted_nonfinite(v, out):
     return len(xs) > 1 and bool((xs[-1] == 0).any())
 
 
+def _floor_div_differs(s, v, out):
+    """Floor(a / b) in the output dtype differs from torch's result."""
+    xs = [x for x in v if isinstance(x, torch.Tensor)]
+    if not xs:
+        return False
+    env = {"torch": torch}
+    names = []
+    for i, x in enumerate(v):
+        env["_d%d" % i] = x.to(out.dtype) if isinstance(x, torch.Tensor) else x
+        names.append("_d%d" % i)
+    t = s.template.format(*names).replace("//", "/").replace(", rounding_mode='floor'", "")
+    t = t.replace("torch.remainder(", "torch.true_divide(").replace("%", "/")
+    q = torch.floor(torch.as_tensor(eval(t, env)).to(out.dtype))
+    if s.op == "remainder":
+        return True  # the export's a - b * Floor(a / b) inherits the same rounding
+    ok = torch.isfinite(q) & torch.isfinite(out)
+    return bool((q[ok] != out[ok]).any())
+
+
 class Known:
     def __init__(self, ident, owner, forms, what, repro, match):
         self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
@@ -292,6 +311,18 @@ KNOWN = [
           ((v[0] != 0) & (v[0].abs() < 6e-8)).any())),
     K("torch-pow-half", "torch", ALL, "pow(x, 0.5) of -inf: torch computes it as sqrt (NaN), C's pow and ONNX Pow give "
       "+inf", "mismatch-trace-pow-half", lambda s, v, o: s.op == "pow" and "0.5" in s.template and _has_inf(v[0])),
+    K("floor-div-rounding", "onnxexp", ALL, "floor division of floats whose rounded quotient lands on an integer the "
+      "exact one is below: torch's floor_divide is exact (via fmod; 1.0 // 0.1 is 9), the export's Floor(Div) is not "
+      "(10); remainder likewise", "mismatch-trace-floor_divide",
+      lambda s, v, o: (s.op in ("floor_divide", "remainder") or "rounding_mode='floor'" in s.template) and o and
+      o[0].dtype.is_floating_point and _floor_div_differs(s, v, o[0])),
+    K("ort-gather-empty", "onnxruntime", ALL, "gather of an empty tensor with an index tensor larger in another dim: "
+      "torch accepts it (nothing to read), onnxruntime's GatherElements refuses", "ort-error-dynamic-gather",
+      lambda s, v, o: s.op in ("gather", "scatter", "scatter_add") and any(_empty(x) for x in v)),
+    K("copy-self-hang", "onnxexp", ALL, "x.copy_(y) where y is x or a view of it: onnxexp never returns (killed after "
+      "10 s)", "crash-trace-copy_-self", lambda s, v, o: s.op == "copy" and len(v) > 1 and
+      isinstance(v[1], torch.Tensor) and v[1].numel() > 0 and v[0].numel() > 0 and
+      v[0].storage().data_ptr() == v[1].storage().data_ptr()),
     # ---- torch
     K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
       lambda s, v, o: s.op == "sign" and _has_nan(v[0])),

@@ -22,6 +22,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")  # torch.jit.script's warnings about list types
+
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
@@ -35,9 +37,18 @@ def serve(inp, out):
         if not line.strip():
             continue
         job = json.loads(line)
-        prog = load_program(job["program"])
-        forms = harness.make_forms(prog, np.random.default_rng(0), "peer%s" % job["id"], want=tuple(job["forms"]),
-                                   fixed=tuple(job["fixed"]) if job.get("fixed") else None)
+        try:
+            prog = load_program(job["program"])
+            forms = harness.make_forms(prog, np.random.default_rng(0), "peer%s" % job["id"], want=tuple(job["forms"]),
+                                       fixed=tuple(job["fixed"]) if job.get("fixed") else None)
+        except Exception as e:  # noqa: BLE001  (the program did not rebuild here: no peer result, not a peer crash)
+            for name in job["forms"]:
+                out.write(json.dumps({"id": job["id"], "done": name, "outcome": "n/a", "detail": "peer worker: %s: %s" % (
+                    type(e).__name__, harness.first_line(e)), "key": "peer worker could not rebuild the program",
+                                      "onnx": None, "jobs": []}) + "\n")
+            out.write(json.dumps({"id": job["id"], "end": True}) + "\n")
+            out.flush()
+            continue
         for f in forms:
             out.write(json.dumps({"id": job["id"], "start": f.name}) + "\n")
             out.flush()

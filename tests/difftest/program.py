@@ -202,7 +202,14 @@ class GuardFailed(Exception):
 def guard_env():
     return {"torch": torch, "F": torch.nn.functional, "math": math, "np": np,
             "_distinct": distinct_along, "_margin": margin_ok, "_int_ok": int_cast_ok, "_nz_div": safe_int_div,
-            "_shift_ok": shift_ok, "_fits": fits, "_away": away}
+            "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small}
+
+
+def small(x, bound):
+    """Finite values of x are below bound in magnitude."""
+    x = torch.as_tensor(x).detach().double()
+    x = x[torch.isfinite(x)]
+    return x.numel() == 0 or float(x.abs().max()) < bound
 
 
 def away(x, points):
@@ -240,11 +247,15 @@ def distinct_along(t, dim=None):
     if t.dtype.is_floating_point and bool(torch.isnan(t).any()):
         return False
     if dim is None or t.dim() == 0:
-        f = t.reshape(-1)
-        return f.unique().numel() == f.numel()
-    s = torch.sort(t.double() if t.dtype == torch.float16 else t, dim=dim)[0]
-    d = s.narrow(dim, 1, s.size(dim) - 1) - s.narrow(dim, 0, s.size(dim) - 1) if s.size(dim) > 1 else None
-    return d is None or bool((d != 0).all())
+        t, dim = t.reshape(-1), 0
+    s = torch.sort(t.double(), dim=dim)[0]
+    if s.size(dim) <= 1:
+        return True
+    # neighbours apart by more than rounding upstream could move them
+    hi, lo = s.narrow(dim, 1, s.size(dim) - 1), s.narrow(dim, 0, s.size(dim) - 1)
+    gap = hi - lo
+    rel = MARGIN.get(t.dtype, 1e-2) / 10 if t.dtype.is_floating_point else 0
+    return bool((gap > rel * torch.maximum(hi.abs(), lo.abs()).clamp(min=1e-30)).all()) if rel else bool((gap != 0).all())
 
 
 MARGIN = {torch.float16: 0.05, torch.float32: 1e-2, torch.float64: 1e-2}

@@ -25,6 +25,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")  # torch.jit.script's warnings about list types
+
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
@@ -169,7 +171,7 @@ class Bugs:
         for ksig, kops, d in self.known:
             if ksig == sig and kops <= ops:
                 return d, False
-        if self.a.no_reduce:
+        if self.a.no_reduce or (self.a.max_reduce is not None and len(self.found) >= self.a.max_reduce):
             small, n = prog, 0
         else:
             def test(c):
@@ -204,6 +206,42 @@ class Bugs:
         return d, True
 
 
+def coverage(a):
+    """The aten ops the generated programs' graphs use, against the mapped ones."""
+    import subprocess
+    import warnings
+
+    from gen_fixtures import walk_nodes
+
+    torch.set_num_threads(1)
+    mapped = {line.split()[0] for line in subprocess.run([a.onnxexp, "--list-ops"], stdout=subprocess.PIPE,
+                                                         text=True).stdout.splitlines() if line.strip()}
+    used = collections.Counter()
+    for idx in range(a.start, a.start + a.count):
+        prog, _ = make_program(a.seed, idx, a.mode, a.max_ops)
+        if prog is None:
+            continue
+        m = prog.module("cov%d" % idx)
+        for mod in ("trace", "script"):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    g, _ = harness.jit_graph(m if mod == "trace" else torch.jit.script(m), prog.args())
+            except Exception:  # noqa: BLE001
+                continue
+            for k in {n.kind() for n in walk_nodes(g)}:
+                used[k] += 1
+    hit = sorted(k for k in mapped if used[k])
+    miss = sorted(k for k in mapped if not used[k])
+    print("%d of %d mapped ops used by %d programs (seed %d, %s):" % (len(hit), len(mapped), a.count, a.seed, a.mode))
+    print(" ".join(k.replace("aten::", "") for k in hit))
+    print("\nnot used (%d):" % len(miss))
+    print(" ".join(k.replace("aten::", "") for k in miss))
+    extra = sorted(k for k in used if k not in mapped and k.startswith("aten::"))
+    print("\nused but not in --list-ops (in-place forms, handled by the in-place pass): " + " ".join(extra))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("--seconds", type=float, help="stop starting programs after this long")
@@ -219,7 +257,8 @@ def main(argv=None):
     ap.add_argument("--node", default=shutil.which("node") or "node")
     ap.add_argument("--no-peer", action="store_true", help="skip torch.onnx.export")
     ap.add_argument("--no-reduce", action="store_true", help="write failing programs as they are")
-    ap.add_argument("--reduce-seconds", type=float, default=90)
+    ap.add_argument("--reduce-seconds", type=float, default=90, help="time for reducing one failing program")
+    ap.add_argument("--max-reduce", type=int, help="reduce at most this many failures (the rest are written as they are)")
     ap.add_argument("--no-exclusions", nargs="*", metavar="ID",
                     help="also generate the constructs of these known bugs (known.py ids; none given: of all)")
     ap.add_argument("--max-ops", type=int, default=40)
@@ -227,6 +266,9 @@ def main(argv=None):
     ap.add_argument("--log", help="append one JSON line per program here (default WORK/results.jsonl)")
     ap.add_argument("--keep", action="store_true", help="keep every program's files in WORK")
     ap.add_argument("--summarize", nargs="+", metavar="JSONL", help="print the tables of earlier runs' logs and exit")
+    ap.add_argument("--coverage", action="store_true",
+                    help="generate --count programs, trace and script them, and print which aten ops of "
+                         "`onnxexp --list-ops` their graphs use (no export)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each program's outcome")
     ap.add_argument("-q", "--quiet", action="store_true", help="print only the summary line and bugs")
     a = ap.parse_args(argv)
@@ -243,6 +285,8 @@ def main(argv=None):
         return 0
     if a.count is None and a.seconds is None and not a.only:
         a.count = 100
+    if a.coverage:
+        return coverage(a)
     if a.no_exclusions is not None:
         if a.no_exclusions:
             bad = [i for i in a.no_exclusions if i not in {k.id for k in known.KNOWN}]
