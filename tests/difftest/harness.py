@@ -734,17 +734,18 @@ class PeerWorker:
                 self.proc.kill()
             if "eof" in m:
                 dead = m["eof"]
-                # every unfinished job sent to the dead worker: the form it had
-                # started is the crash; its other forms and later jobs go again
-                for k in sorted(self.jobs):
-                    if len(self.jobs[k]) != 2 or self.jobs[k][0].get("proc") is not dead:
-                        continue
+                # the oldest unfinished job sent to the dead worker was running:
+                # the form it had started is the crash (none started: its
+                # setup was, and a retry would die again); its other forms and
+                # the later jobs go to a new worker
+                mine = [k for k in sorted(self.jobs) if len(self.jobs[k]) == 2 and self.jobs[k][0].get("proc") is dead]
+                why = "hung" if m.get("hung") else "died (%s)" % _exit_text(dead)
+                for i, k in enumerate(mine):
                     job, forms = self.jobs[k]
                     f = started.get(k)
-                    why = "hung" if m.get("hung") else "died (%s)" % _exit_text(dead)
-                    if f is not None and f not in self.got[k]:
+                    if i == 0 and f is not None and f not in self.got[k]:
                         self.got[k][f] = Result(f, "peer").set("crash", "torch.onnx.export " + why, "peer " + why.split(" (")[0])
-                    elif f is None:  # died before its first form: no retry, or it would die again
+                    elif i == 0 and f is None:
                         for name in job["forms"]:
                             self.got[k].setdefault(name, Result(name, "peer").set(
                                 "crash", "the peer worker " + why + " before exporting", "peer worker " + why.split(" (")[0]))
