@@ -13,9 +13,13 @@ Python. Parameters and buffers render as `self.NAME`.
 
 import linecache
 import math
+import os
+import sys
 
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 DTYPES = {
     "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
