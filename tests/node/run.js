@@ -2,14 +2,20 @@
 // Batch onnxruntime runner for the round-trip tests.
 //
 //   node tests/node/run.js JOBS.json
+//   node tests/node/run.js -          (streaming: one job per stdin line)
 //
 // JOBS.json: [{"model": "m.onnx", "inputs": "in.safetensors", "outputs": "out.safetensors"}, ...]
 // Each job: load the model (CPU, graphOptimizationLevel 'all'), feed the
 // tensors of `inputs` by graph input name, write every output (in the model's
 // output order, keyed out0, out1, ...) to `outputs` as safetensors, and print
 // one JSON line: {"model": ..., "ok": true, ...} or {"model": ..., "ok": false, "error": ...}.
+// A job may set "optimization" (onnxruntime's graphOptimizationLevel:
+// disabled, basic, extended, all; default all).
 // A failing job never stops the batch. Exit status: 0 if every job ran, 1 if
 // any failed, 2 on bad usage.
+// With `-`, jobs come one JSON object per line on stdin and each answer line
+// is written as soon as the job is done, so one process serves a whole run
+// (tests/difftest); a job may also carry "id", echoed in its answer.
 'use strict';
 
 const fs = require('fs');
@@ -98,22 +104,23 @@ function writeSafetensors(file, tensors) {
 // optimizing the model again, which is most of a big model's time.
 let cached = null;
 
-async function sessionFor(model) {
-  if (cached && cached.model === model) return cached.session;
+async function sessionFor(model, optimization) {
+  const level = optimization || 'all';
+  if (cached && cached.model === model && cached.level === level) return cached.session;
   if (cached && cached.session.release) await cached.session.release();
   cached = null;
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: level,
     logSeverityLevel: 3,
   });
-  cached = { model, session };
+  cached = { model, level, session };
   return session;
 }
 
 async function runJob(job) {
   const t0 = Date.now();
-  const session = await sessionFor(job.model);
+  const session = await sessionFor(job.model, job.optimization);
   const given = job.inputs ? readSafetensors(job.inputs) : {};
   const feeds = {};
   const missing = [];
@@ -137,7 +144,28 @@ async function runJob(job) {
   return r;
 }
 
+async function serve() {
+  const rl = require('readline').createInterface({ input: process.stdin, terminal: false });
+  let failed = 0;
+  for await (const line of rl) {
+    if (!line.trim()) continue;
+    let job = null;
+    let r;
+    try {
+      job = JSON.parse(line);
+      r = await runJob(job);
+    } catch (e) {
+      failed++;
+      r = { model: job && job.model, ok: false, error: String((e && e.message) || e).trim() };
+    }
+    if (job && job.id !== undefined) r.id = job.id;
+    process.stdout.write(JSON.stringify(r) + '\n');
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
 async function main() {
+  if (process.argv[2] === '-' && process.argv.length === 3) return serve();
   if (process.argv.length !== 3) {
     process.stderr.write('usage: node run.js JOBS.json\n');
     process.exit(2);

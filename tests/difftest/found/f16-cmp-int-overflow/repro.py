@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""difftest reproducer: mismatch in the trace form: out0: 48 of 96 elements differ; at [0, 0, 0]: got True, expected False
+
+    /usr/bin/python3 tests/difftest/found/f16-cmp-int-overflow/repro.py [--onnxexp PATH] [--peer]
+
+Exports M in the trace form with onnxexp at opset 17, runs it in
+onnxruntime, compares with torch eager and prints the outcome; exits 1
+while the bug is there. Found: mismatch: out0: 48 of 96 elements differ; at [0, 0, 0]: got True, expected False
+Beside this file: model.ir, model.safetensors and inputs.K.safetensors (what
+onnxexp was given), program.json + program.safetensors (the program, which
+tests/difftest/replay.py runs).
+"""
+
+import os
+import sys
+
+import torch
+
+import torch.nn.functional as F  # noqa: E402
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x0, x1):
+        v0 = x0 != x1
+        return v0
+
+
+INPUTS = [
+    torch.tensor([-float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf"), -float("inf"), 1.0, 0.5, -float("inf")], dtype=torch.float16).reshape([4, 6, 4]),  # x0
+    torch.tensor([-9223372036854775807], dtype=torch.int64).reshape([]),  # x1
+]
+WEIGHTS = {
+}
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    import replay
+
+    sys.exit(replay.main(os.path.dirname(os.path.abspath(__file__)), sys.argv[1:]))

@@ -1,0 +1,41 @@
+#!/usr/bin/python3
+"""difftest reproducer: mismatch in the trace form: out0: NaN in different places (1); at [0, 1, 0]: got inf, expected nan
+
+    /usr/bin/python3 tests/difftest/found/torch-pow-half/repro.py [--onnxexp PATH] [--peer]
+
+Exports M in the trace form with onnxexp at opset 17, runs it in
+onnxruntime, compares with torch eager and prints the outcome; exits 1
+while the bug is there. Found: mismatch: out0: NaN in different places (1); at [0, 1, 0]: got inf, expected nan
+Beside this file: model.ir, model.safetensors and inputs.K.safetensors (what
+onnxexp was given), program.json + program.safetensors (the program, which
+tests/difftest/replay.py runs).
+"""
+
+import os
+import sys
+
+import torch
+
+import torch.nn.functional as F  # noqa: E402
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x8):
+        v25 = torch.pow(x8, 0.5)
+        return v25
+
+
+INPUTS = [
+    torch.tensor([-0.7768728733062744, 1.3315975666046143, -float("inf"), -0.2233344465494156], dtype=torch.float32).reshape([1, 2, 2]),  # x8
+]
+WEIGHTS = {
+}
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    import replay
+
+    sys.exit(replay.main(os.path.dirname(os.path.abspath(__file__)), sys.argv[1:]))

@@ -1,0 +1,433 @@
+"""Known bugs the generator steers around, so that the fixed sample in the
+test suite stays a regression test: each entry names the construct, whose
+bug it is (onnxexp, onnxruntime, onnx, torch), the forms it affects and its
+reproducer under tests/difftest/found/ (FINDINGS.md has the list).
+
+A statement matching an entry for every form is not generated; one matching
+an entry for some forms marks those forms n/a ("known: ID") for the whole
+program. When a bug is fixed, delete its entry: the sample then covers the
+construct again. `run.py --no-exclusions` generates them all.
+"""
+
+import collections
+import re
+
+import torch
+
+ALL = ("trace", "script", "dynamic")
+SCRIPT_REDUCE = {"sum", "mean", "prod", "amax", "amin", "max", "min", "all", "any", "std", "var", "std_mean", "var_mean",
+                 "norm", "linalg_vector_norm", "cumsum", "logsumexp", "softmax", "log_softmax", "aminmax"}
+SCRIPT_LINALG = {"matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "baddbmm", "linear", "einsum"}
+F64_SCALAR_OPS = {"scatter", "index_fill", "masked_fill", "full_like", "new_full", "fill", "setitem", "rsub", "sub", "add",
+                  "mul", "div", "where", "clamp", "clamp_min", "clamp_max", "pow", "remainder", "fmod", "lerp",
+                  "addcmul", "addcdiv", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "constant_pad_nd",
+                  "threshold", "hardtanh", "nan_to_num", "softshrink", "hardshrink", "arange", "full"}
+# ops whose operands differ in dtype by nature (indices, masks, conditions)
+INDEXY = {"index", "index_select", "gather", "take", "scatter", "scatter_add", "index_add", "index_copy", "index_fill",
+          "embedding", "one_hot", "masked_fill", "masked_select", "where", "setitem", "index_put", "masked_scatter",
+          "type_as", "view_as", "reshape_as", "expand_as", "to"}
+ENABLED = [True]
+HITS = collections.Counter()  # entry id -> statements steered around
+
+
+def _dt(v):
+    return getattr(v, "dtype", None)
+
+
+def _isint(v):
+    d = _dt(v)
+    return d is not None and not d.is_floating_point
+
+
+def _has_nan(v):
+    return isinstance(v, torch.Tensor) and v.dtype.is_floating_point and bool(torch.isnan(v).any())
+
+
+def _has_inf(v):
+    return isinstance(v, torch.Tensor) and v.dtype.is_floating_point and bool(torch.isinf(v).any())
+
+
+def _empty(v):
+    return isinstance(v, torch.Tensor) and v.numel() == 0
+
+
+def _pow_overflows(s, v):
+    """The integer pow s computes, redone in double, leaves the int32 range."""
+    env = {"torch": torch}
+    names = []
+    for i, x in enumerate(v):
+        env["_d%d" % i] = x.double() if isinstance(x, torch.Tensor) else x
+        names.append("_d%d" % i)
+    r = eval(s.template.format(*names), env)
+    return bool((~torch.isfinite(r) | (r.abs() >= 2 ** 31)).any())
+
+
+def _big_quotient(s, v):
+    env = {"torch": torch}
+    names = []
+    for i, x in enumerate(v):
+        env["_d%d" % i] = x.double() if isinstance(x, torch.Tensor) else x
+        names.append("_d%d" % i)
+    t = s.template.format(*names)
+    for f in ("torch.remainder(", "torch.fmod(", "torch.div("):
+        t = t.replace(f, "torch.true_divide(")
+    t = t.replace("//", "/").replace("%", "/").replace(", rounding_mode='trunc'", "").replace(", rounding_mode='floor'", "")
+    q = torch.as_tensor(eval(t, env))
+    q = q[torch.isfinite(q)]
+    return bool((q.abs() > 2 ** 52).any())
+
+
+def _promoted_nonfinite(v, out):
+    """Operands in the result's dtype have an infinity, or a float divisor a zero."""
+    if not out.dtype.is_floating_point:
+        return False
+    xs = [torch.as_tensor(x).to(out.dtype) for x in v if isinstance(x, torch.Tensor)]
+    if any(bool(torch.isinf(x).any()) for x in xs):
+        return True
+    return len(xs) > 1 and bool((xs[-1] == 0).any())
+
+
+def _floor_div_differs(s, v, out):
+    """Floor(a / b) in the output dtype differs from torch's result."""
+    xs = [x for x in v if isinstance(x, torch.Tensor)]
+    if not xs:
+        return False
+    env = {"torch": torch}
+    names = []
+    for i, x in enumerate(v):
+        env["_d%d" % i] = x.to(out.dtype) if isinstance(x, torch.Tensor) else x
+        names.append("_d%d" % i)
+    t = s.template.format(*names).replace("//", "/").replace(", rounding_mode='floor'", "")
+    t = t.replace("torch.remainder(", "torch.true_divide(").replace("%", "/")
+    q = torch.floor(torch.as_tensor(eval(t, env)).to(out.dtype))
+    if s.op == "remainder":
+        return True  # the export's a - b * Floor(a / b) inherits the same rounding
+    ok = torch.isfinite(q) & torch.isfinite(out)
+    return bool((q[ok] != out[ok]).any())
+
+
+def _dup_scatter(s, v):
+    """Does scatter's index (the first int64 tensor after self) repeat a
+    position along its dim? Conservatively true when unsure."""
+    idx = [x for x in v[1:] if isinstance(x, torch.Tensor) and x.dtype == torch.int64]
+    if not idx:
+        return True
+    i = idx[0]
+    if i.dim() == 0 or i.numel() < 2:
+        return False
+    for d in range(i.dim()):
+        moved = i.movedim(d, -1).reshape(-1, i.shape[d])
+        if any(len(set(r.tolist())) < len(r) for r in moved):
+            return True
+    return False
+
+
+class Known:
+    def __init__(self, ident, owner, forms, what, repro, match):
+        self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
+
+
+K = Known
+KNOWN = [
+    # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
+    K("unary-float-op-on-int", "onnxexp", ALL, "sigmoid/tanh of an integer or bool tensor: torch computes in float32, "
+      "onnxexp emits Sigmoid/Tanh on the integer type (onnx.checker: unsupported type)", "invalid-trace-sigmoid",
+      lambda s, v, o: s.op in ("sigmoid", "tanh") and _isint(v[0])),
+    K("neg-uint8", "onnxexp", ALL, "neg of a uint8 tensor: ONNX Neg has no uint8 (invalid model)", "invalid-trace-neg",
+      lambda s, v, o: s.op == "neg" and _dt(v[0]) == torch.uint8),
+    K("relu-uint8", "onnxexp", ALL, "relu of a uint8 tensor: ONNX Relu has no uint8 (invalid model)", "invalid-trace-relu",
+      lambda s, v, o: s.op in ("relu", "relu6", "hardtanh", "threshold") and _dt(v[0]) == torch.uint8),
+    K("celu-not-f32", "onnxexp", ALL, "celu of float64/float16: ONNX Celu is float32 only (invalid model)", "invalid-trace-celu",
+      lambda s, v, o: s.op == "celu" and _dt(v[0]) != torch.float32),
+    K("bool-add-mul", "onnxexp", ALL, "add/mul of two bool tensors: ONNX Add/Mul have no bool (invalid model)",
+      "invalid-trace-add-bool", lambda s, v, o: s.op in ("add", "mul", "sub", "rsub") and o and _dt(o[0]) == torch.bool),
+    K("square-bool", "onnxexp", ("script", "dynamic"), "square of a bool tensor in a scripted graph (invalid model)",
+      "invalid-script-square", lambda s, v, o: s.op == "square" and _dt(v[0]) == torch.bool),
+    K("one-hot-0d", "onnxexp", ALL, "F.one_hot of a 0-d index tensor: OneHot needs indices of rank >= 1 (invalid model)",
+      "invalid-trace-one_hot", lambda s, v, o: s.op == "one_hot" and v[0].dim() == 0),
+    K("repeat-interleave-empty", "onnxexp", ALL, "repeat_interleave of an empty tensor: Reshape with 0 and -1 (invalid model)",
+      "invalid-trace-repeat_interleave", lambda s, v, o: s.op == "repeat_interleave" and _empty(v[0])),
+    # ---- onnxexp: wrong values or dtypes
+    K("all-any-uint8", "onnxexp", ALL, "all/any of a uint8 tensor: torch returns uint8, onnxexp bool", "mismatch-script-all",
+      lambda s, v, o: s.op in ("all", "any") and _dt(v[0]) == torch.uint8),
+    K("std-var-one-element", "onnxexp", ALL, "unbiased std/var over one element: torch gives NaN (0/0), onnxexp -0.0",
+      "mismatch-trace-std", lambda s, v, o: s.op in ("std", "var", "std_mean", "var_mean") and not _has_nan(v[0]) and
+      any(_has_nan(x) for x in o)),
+    K("mean-empty", "onnxexp", ALL, "mean over an empty dim: torch gives NaN, the export 0", "mismatch-trace-mean",
+      lambda s, v, o: s.op in ("mean", "var_mean", "std_mean") and _empty(v[0])),
+    K("clamp-inf", "onnxexp", ALL, "clamp/clamp_max/clamp_min of -inf/inf: the export's Clip bounds are +-FLT_MAX, so "
+      "infinities come out finite", "mismatch-trace-clamp_max",
+      lambda s, v, o: s.op in ("clamp", "clamp_max", "clamp_min", "hardtanh") and _has_inf(v[0])),
+    K("layer-norm-f64", "onnxexp", ALL, "layer_norm of float64: LayerNormalization's stash_type stays float32, so "
+      "the statistics lose double precision (1e-8 relative)", "mismatch-trace-layer_norm",
+      lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm") and _dt(v[0]) == torch.float64),
+    K("squeeze-dynamic-rank", "onnxexp", ("dynamic",), "squeeze() without dims of a tensor with a dynamic axis: the "
+      "output's rank is unknown and its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
+      lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
+    # ---- onnxexp, scripted graphs: result dtypes (scalar type analysis over untyped values)
+    K("script-like-dtype", "onnxexp", ("script", "dynamic"), "zeros_like/ones_like/full_like(x, dtype=D), and "
+      "x.new_zeros/new_ones/new_full, in a scripted graph: the result's dtype is not D (not x's)", "mismatch-script-full_like",
+      lambda s, v, o: (s.op in ("zeros_like", "ones_like", "full_like") and "dtype=" in s.template) or
+      (s.op in ("new_zeros", "new_ones", "new_full") and _dt(v[0]) != torch.float32)),
+    K("script-dtype", "onnxexp", ("script", "dynamic"), "scripted graphs: wrong result dtype (or none) for einsum, "
+      "prod, cumsum of integers narrower than int64 or of bool, reductions of float64/float16 (logsumexp, var, "
+      "mean, ...), matmul-like ops on float16/float64, addcmul/addcdiv/lerp/clamp on tensors of mixed dtypes, an "
+      "op on tensors of mixed dtypes one of which is 0-d (dimensionless promotion), a dtype= argument", "mismatch-script-logsumexp",
+      lambda s, v, o: s.op in ("einsum", "prod") or "dtype=" in s.template or
+      (s.op == "cumsum" and _dt(v[0]) not in (torch.int64, torch.float32, torch.float64, torch.float16)) or
+      (s.op in SCRIPT_REDUCE and _dt(v[0]) in (torch.float64, torch.float16)) or
+      (s.op in SCRIPT_LINALG and any(_dt(x) in (torch.float64, torch.float16) for x in v)) or
+      (s.kind == "assign" and s.op not in INDEXY and len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 and
+       (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack", "max", "min", "maximum", "minimum") or
+        any(isinstance(x, torch.Tensor) and x.dim() == 0 for x in v)))),
+    K("nan-shrink-threshold", "onnxexp", ALL, "hardshrink/softshrink/threshold of NaN: torch passes NaN through, the "
+      "export's comparisons send it to the other branch (0, or the threshold value)", "mismatch-trace-hardshrink",
+      lambda s, v, o: s.op in ("hardshrink", "softshrink", "threshold") and _has_nan(v[0])),
+    K("lerp-inf", "onnxexp", ALL, "lerp with infinite start/end: torch's formula gives inf, the export's "
+      "start + w*(end-start) NaN", "mismatch-trace-lerp", lambda s, v, o: s.op == "lerp" and any(_has_inf(x) for x in v)),
+    K("floor-div-inf", "onnxexp", ALL, "floor division / remainder / fmod with infinite operands (also after promotion, "
+      "int32 -> float16) or a zero float divisor: torch gives NaN, the export's Floor(Div) gives inf",
+      "mismatch-trace-div", lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or
+                                             "rounding_mode" in s.template) and o and _promoted_nonfinite(v, o[0])),
+    K("shrink-f64", "onnxexp", ALL, "softshrink/hardshrink of float64: computed in float32", "mismatch-trace-softshrink",
+      lambda s, v, o: s.op in ("softshrink", "hardshrink") and _dt(v[0]) == torch.float64),
+    K("reshape-zero", "onnxexp", ALL, "reshape/view to a shape with a 0: ONNX Reshape copies the input's dim for a 0 "
+      "unless allowzero=1, so [0, 0, 1] of a [3, 0, 1] tensor becomes [3, 0, 1]", "mismatch-trace-reshape",
+      lambda s, v, o: s.op in ("reshape", "view", "unflatten") and o and _empty(o[0]) and 0 in list(o[0].shape)),
+    K("tile-0d", "onnxexp", ALL, "tile/repeat of a 0-d tensor: Tile needs rank >= 1 (onnxruntime refuses the model)",
+      "ort-error-trace-tile", lambda s, v, o: s.op in ("tile", "repeat") and v[0].dim() == 0),
+    K("layer-norm-empty", "onnxexp", ALL, "layer_norm over an empty normalized shape: Reshape with a 0 (invalid model)",
+      "invalid-trace-layer_norm", lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm") and _empty(v[0])),
+    K("cosine-similarity-broadcast", "onnxexp", ALL, "cosine_similarity of two tensors of different shapes "
+      "(broadcasting): the norms are reduced before broadcasting (invalid model, or wrong values)",
+      "mismatch-trace-cosine_similarity", lambda s, v, o: s.op == "cosine_similarity" and v[0].shape != v[1].shape),
+    K("index-empty", "onnxexp", ALL, "x[i, j] (two index tensors) of a tensor with an empty dim: the flattened Gather "
+      "reads out of bounds (onnxruntime refuses)", "ort-error-trace-index",
+      lambda s, v, o: s.op == "index" and len(s.ins) > 2 and _empty(v[0])),
+    K("pixel-shuffle-empty", "onnxexp", ALL, "pixel_shuffle/pixel_unshuffle of an empty tensor: Reshape with a 0 and "
+      "-1", "ort-error-trace-pixel_unshuffle", lambda s, v, o: s.op.startswith("pixel_") and _empty(v[0])),
+    K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value "
+      "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
+      "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
+      lambda s, v, o: s.op in SCRIPT_REDUCE and not s.ins[0].startswith("x")),
+    K("pool-kernel-too-big", "onnxexp", ALL, "max_pool/avg_pool with a kernel larger than the padded input: torch "
+      "gives an empty result, the export's MaxPool has a negative output size (invalid model)", "invalid-trace-max_pool1d",
+      lambda s, v, o: s.op in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d") and o and _empty(o[0])),
+    K("rshift-negative", "onnxexp", ALL, ">> of negative signed integers: torch shifts arithmetically (floor), the "
+      "export rounds toward zero (-3 >> 7 gives 0, not -1)", "mismatch-trace-__rshift__",
+      lambda s, v, o: s.op == "__rshift__" and isinstance(v[0], torch.Tensor) and v[0].numel() and bool((v[0] < 0).any())),
+    K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
+      "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
+      "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
+    K("flatten-empty", "onnxexp", ALL, "flatten of an empty tensor over dims that include the empty one: the "
+      "result's shape is wrong ([0, 4] for [12, 0])", "mismatch-trace-flatten",
+      lambda s, v, o: s.op == "flatten" and _empty(v[0]) and o and tuple(o[0].shape) != tuple(v[0].shape)),
+    K("roll-dynamic", "onnxexp", ("dynamic",), "roll by a shift as large as the axis, on a dynamic axis: wrong values "
+      "already at the traced size", "mismatch-dynamic-roll", lambda s, v, o: s.op == "roll"),
+    # ---- onnxruntime
+    K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
+      "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",
+      lambda s, v, o: s.op in ("amin", "amax", "aminmax", "max", "min", "argmax", "argmin", "max_pool1d", "max_pool2d",
+                               "adaptive_max_pool1d", "adaptive_max_pool2d") and _has_nan(v[0]) or
+      s.op in ("norm", "linalg_vector_norm") and 'float("inf")' in s.template and _has_nan(v[0])),
+    K("ort-resize-inf", "onnxruntime", ALL, "linear/bilinear interpolation next to inf or NaN: onnxruntime's Resize "
+      "multiplies the zero weight with it (NaN), torch does not read that neighbour", "mismatch-dynamic-upsample_linear1d",
+      lambda s, v, o: s.op.startswith("upsample_") and (_has_inf(v[0]) or _has_nan(v[0]))),
+    K("ort-gemm-empty-k", "onnxruntime", ALL, "addmm/baddbmm/linear with an empty inner dim: onnxruntime's Gemm "
+      "returns C without scaling it by beta", "mismatch-trace-addmm",
+      lambda s, v, o: s.op in ("addmm", "baddbmm", "linear", "matmul", "mm", "bmm", "mv", "dot", "outer", "einsum",
+                               "cdist", "conv1d", "conv2d") and any(_empty(x) for x in v)),
+    K("ort-pool-empty", "onnxruntime", ALL, "pooling an empty tensor: onnxruntime's pool kernels fail", "ort-error-trace-adaptive_avg_pool1d",
+      lambda s, v, o: ("pool" in s.op or s.op.startswith("upsample") or s.op.startswith("conv")) and _empty(v[0])),
+    K("ort-int-pow-overflow", "onnxruntime", ALL, "integer pow that overflows: torch wraps, onnxruntime's Pow goes "
+      "through double and returns INT_MIN", "mismatch-trace-pow", lambda s, v, o: s.op == "pow" and o and _isint(o[0]) and
+      _pow_overflows(s, v)),
+    K("ort-empty-topk-einsum", "onnxruntime", ALL, "sort/argsort/topk/einsum of an empty tensor: onnxruntime-node "
+      "dies (TopK, Einsum)", "crash-trace-sort", lambda s, v, o: s.op in ("sort", "argsort", "topk", "einsum") and
+      any(_empty(x) for x in v)),
+    K("ort-pad-negative", "onnxruntime", ALL, "constant pad with a negative pad: onnxruntime's Pad returns "
+      "uninitialized memory where the pad value should be", "mismatch-trace-constant_pad_nd",
+      lambda s, v, o: s.op in ("constant_pad_nd", "pad") and "-" in s.template.split("[")[1].split("]")[0]),
+    K("ort-fmod-int64", "onnxruntime", ALL, "fmod of int64 values beyond 2^53: onnxruntime's Mod(fmod=1) goes "
+      "through double", "mismatch-trace-fmod", lambda s, v, o: s.op in ("fmod", "remainder") and any(
+          isinstance(x, torch.Tensor) and _isint(x) and x.numel() and bool((x.double().abs() > 2 ** 52).any()) for x in v)),
+    K("f16-cmp-int-overflow", "unknown", ALL, "float16 compared with an integer tensor beyond float16's range: one "
+      "element differs (-inf against -inf); not isolated (onnxruntime's Cast and Equal each agree with torch)",
+      "mismatch-trace-ne", lambda s, v, o: s.op in ("eq", "ne", "lt", "le", "gt", "ge") and
+      any(_dt(x) == torch.float16 for x in v) and any(isinstance(x, torch.Tensor) and _isint(x) and x.numel() and
+                                                       bool((x.double().abs() > 65504).any()) for x in v)),
+    K("ort-erf-nan", "onnxruntime", ALL, "erf/gelu of NaN: onnxruntime's Erf returns 1", "mismatch-trace-erf",
+      lambda s, v, o: s.op in ("erf", "gelu") and _has_nan(v[0])),
+    K("ort-one-hot-empty", "onnxruntime", ALL, "one_hot of an empty index tensor: onnxruntime-node dies (OneHot)",
+      "crash-trace-one_hot", lambda s, v, o: s.op == "one_hot" and _empty(v[0])),
+    K("ort-log-softmax-inf", "onnxruntime", ALL, "log_softmax/softmax of a row of infinities: torch gives NaN, "
+      "onnxruntime -inf", "mismatch-trace-log_softmax",
+      lambda s, v, o: s.op in ("softmax", "log_softmax", "logsumexp") and _has_inf(v[0])),
+    K("ort-prelu-nan-slope", "onnxruntime", ALL, "prelu with a NaN/inf slope: onnxruntime's PRelu multiplies positive "
+      "inputs by it too (NaN), the spec and torch pass them through", "mismatch-trace-prelu",
+      lambda s, v, o: s.op == "prelu" and (not bool(torch.isfinite(v[1]).all()) or _has_inf(v[0]))),
+    K("ort-layer-norm-cancellation", "onnxruntime", ALL, "layer_norm/group_norm of values whose spread is small "
+      "against their mean: onnxruntime's one-pass variance (E[x^2] - E[x]^2) cancels; torch's does not (1e-2 off)",
+      "mismatch-trace-layer_norm-cancel", lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm", "batch_norm")
+      and v[0].numel() > 1 and v[0].dtype.is_floating_point and bool(torch.isfinite(v[0]).all()) and
+      float(v[0].double().std()) < 0.05 * float(v[0].double().abs().mean())),
+    K("ort-sqrt-inf-negzero", "onnxruntime", ALL, "sqrt/rsqrt of inf or -0.0: onnxruntime's Sqrt gives NaN for inf "
+      "and +0 for -0 (IEEE: inf, -0)", "mismatch-trace-rsqrt", lambda s, v, o: s.op in ("sqrt", "rsqrt") and
+      isinstance(v[0], torch.Tensor) and v[0].dtype.is_floating_point and
+      bool((torch.isinf(v[0]) | ((v[0] == 0) & torch.signbit(v[0]))).any())),
+    K("ort-softmax-empty", "onnxruntime", ALL, "softmax/log_softmax of an empty tensor: onnxruntime's ReduceMax fails",
+      "ort-error-trace-softmax", lambda s, v, o: s.op in ("softmax", "log_softmax", "logsumexp") and _empty(v[0])),
+    K("ort-cast-chain", "onnxruntime", ALL, "a float cast to an integer type, then to bool: onnxruntime skips the "
+      "integer step even with optimizations disabled (-0.449 -> int64 0 -> bool gives True); logical ops on such "
+      "integers meet it too (they cast to bool)", "mismatch-trace-to",
+      lambda s, v, o: ((s.op == "to" and o and _dt(o[0]) == torch.bool) or s.op.startswith("logical_") or
+                       s.op in ("all", "any", "nonzero", "where")) and any(
+          _isint(x) and _cast_from_float(n) for n, x in zip(s.ins, v))),
+    K("ort-resize-nearest-ratio", "onnxruntime", ALL, "nearest interpolation to a size that does not divide into a "
+      "whole upscale: onnxruntime computes the source index as dst / (out/in) in float (6.9999 -> 6), torch as "
+      "floor(dst * in/out) (7)", "mismatch-trace-upsample_nearest1d",
+      lambda s, v, o: s.op.startswith("upsample_nearest") and o and any(
+          oo % ii != 0 for ii, oo in zip(v[0].shape[2:], o[0].shape[2:]) if ii)),
+    K("ort-max-min-nan-bound", "onnxruntime", ALL, "clamp with a NaN bound tensor, maximum/minimum with NaN: "
+      "onnxruntime's Max/Min return the other operand, torch NaN", "mismatch-trace-clamp-nan",
+      lambda s, v, o: s.op in ("clamp", "clamp_min", "clamp_max", "maximum", "minimum", "max", "min") and
+      len(s.ins) > 1 and any(_has_nan(x) for x in v[1:])),
+    K("ort-norm-inf-weight", "onnxruntime", ALL, "batch_norm/layer_norm/group_norm with an infinite or huge weight, "
+      "bias or running statistic: onnxruntime folds them into a scale and shift first (inf - inf, 1e30 - 1e30)",
+      "mismatch-trace-batch_norm", lambda s, v, o: s.op in ("batch_norm", "layer_norm", "group_norm", "instance_norm")
+      and any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and x.numel() and
+              (not bool(torch.isfinite(x).all()) or bool((x.abs() > 1e6).any())) for x in v[1:])),
+    K("ort-glu-sigmoid-tail", "onnxruntime", ALL, "glu of a huge value gated by a very negative one: onnxruntime's "
+      "Sigmoid is 7% off in relative terms at -14, which the product makes visible", "mismatch-trace-glu",
+      lambda s, v, o: s.op in ("glu", "silu", "mish") and isinstance(v[0], torch.Tensor) and v[0].numel() and
+      bool((v[0].abs() > 1e6).any()) and bool((v[0] < -10).any())),
+    K("ort-conv-nonfinite-weight", "onnxruntime", ALL, "convolution with a padded input and an infinite or NaN "
+      "weight: onnxruntime multiplies it with the zero padding (NaN), torch skips padding taps",
+      "mismatch-trace-conv1d", lambda s, v, o: s.op.startswith("conv") and len(v) > 1 and
+      any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not bool(torch.isfinite(x).all()) for x in v[1:])),
+    K("f64-scalar-as-f32", "onnxexp", ALL, "a Python float operand of a float64 op (scatter, index_fill, masked_fill, "
+      "rsub, ...): the value goes through float32 (0.1 lands as 0.10000000149011612)", "mismatch-trace-masked_fill",
+      lambda s, v, o: o and _dt(o[0]) == torch.float64 and re.search(r"(?<![\w{])-?\d+\.\d*(e-?\d+)?", s.template)
+      is not None and s.op in F64_SCALAR_OPS),
+    K("f64-float-attribute", "onnxexp", ALL, "leaky_relu/elu/celu/selu/hardsigmoid/hardswish/softplus/hardtanh of "
+      "float64: the op's float attributes (alpha, ...) are float32, so the result is off at 1e-9",
+      "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
+                                                            "hardswish", "softplus", "hardtanh", "mish", "gelu",
+                                                            "log_sigmoid", "silu") and _dt(v[0]) == torch.float64),
+    K("mask-index-empty", "onnxexp", ALL, "x[mask] where x has an empty dim: the result's shape is wrong ([0, 7, 4] "
+      "for [0, 0, 4])", "mismatch-trace-index-mask", lambda s, v, o: s.op == "index" and len(v) > 1 and
+      _dt(v[1]) == torch.bool and _empty(v[0])),
+    K("quotient-beyond-2^52", "none", ALL, "remainder/fmod/floor division whose quotient is beyond 2^52: the result "
+      "is rounding noise on both sides (torch gives NaN, the export a tiny number)", "mismatch-trace-remainder",
+      lambda s, v, o: (s.op in ("remainder", "fmod", "floor_divide") or "rounding_mode" in s.template) and
+      _big_quotient(s, v)),
+    K("ort-cast-tiny-f16", "onnxruntime", ALL, "float64 values below float16's smallest subnormal cast to float16: "
+      "onnxruntime's Cast does not give 0 (-1e-300 stays nonzero)", "mismatch-trace-half",
+      lambda s, v, o: s.op == "to" and o and _dt(o[0]) == torch.float16 and _dt(v[0]) == torch.float64 and bool(
+          ((v[0] != 0) & (v[0].abs() < 6e-8)).any())),
+    K("torch-pow-half", "torch", ALL, "pow(x, 0.5) of -inf: torch computes it as sqrt (NaN), C's pow and ONNX Pow give "
+      "+inf", "mismatch-trace-pow-half", lambda s, v, o: s.op == "pow" and "0.5" in s.template and _has_inf(v[0])),
+    K("floor-div-rounding", "onnxexp", ALL, "floor division of floats whose rounded quotient lands on an integer the "
+      "exact one is below: torch's floor_divide is exact (via fmod; 1.0 // 0.1 is 9), the export's Floor(Div) is not "
+      "(10); remainder likewise", "mismatch-trace-floor_divide",
+      lambda s, v, o: (s.op in ("floor_divide", "remainder") or "rounding_mode='floor'" in s.template) and o and
+      o[0].dtype.is_floating_point and _floor_div_differs(s, v, o[0])),
+    K("ort-gather-empty", "onnxruntime", ALL, "gather of an empty tensor with an index tensor larger in another dim: "
+      "torch accepts it (nothing to read), onnxruntime's GatherElements refuses", "ort-error-dynamic-gather",
+      lambda s, v, o: s.op in ("gather", "scatter", "scatter_add") and any(_empty(x) for x in v)),
+    K("copy-self-hang", "onnxexp", ALL, "x.copy_(y) where y is x or a view of it: onnxexp never returns (killed after "
+      "10 s)", "crash-trace-copy_-self", lambda s, v, o: s.op == "copy" and len(v) > 1 and
+      isinstance(v[1], torch.Tensor) and v[1].numel() > 0 and v[0].numel() > 0 and
+      v[0].storage().data_ptr() == v[1].storage().data_ptr()),
+    K("ort-reducemax-nan", "onnxruntime", ALL, "max()/min() of a tensor holding NaN: torch gives NaN, onnxruntime's "
+      "ReduceMax/ReduceMin skip it (so an `if x.max() > 0.5` takes the other branch)",
+      "mismatch-script-masked_scatter__primIf-11-2",
+      lambda s, v, o: (".max()" in s.template or ".min()" in s.template) and any(_has_nan(x) for x in v)),
+    K("if-half-max-open", "onnxexp?", ("script", "dynamic"), "OPEN, NOT UNDERSTOOD: an `if x.max() > 0.5` on a "
+      "float16 x around a copy_ into a float64 input: one element of the output differs (60000 expected, 0 given) "
+      "in the scripted and dynamic forms; the reproducer's own inputs do not show it, so the reducer lost the "
+      "trigger", "mismatch-script-copy__primIf_half-1-392",
+      lambda s, v, o: s.op == "prim::If" and ".max()" in s.template and any(_dt(x) == torch.float16 for x in v)),
+    K("masked-scatter-0d", "onnxexp", ALL, "masked_scatter_ of a 0-d tensor: the ScatterND it lowers to has "
+      "rank 0, which onnxruntime refuses", "ort-error-trace-clone_masked_scatter__slice-1-391",
+      lambda s, v, o: s.op == "masked_scatter" and isinstance(v[0], torch.Tensor) and v[0].dim() == 0),
+    K("masked-scatter-strided", "torch", ALL, "masked_scatter_ into a tensor not laid out contiguously (x.t(), a "
+      "permuted input): torch takes the source's elements in memory order, the export (and torch's own docs) in "
+      "index order", "mismatch-trace-masked_scatter_-1-148",
+      lambda s, v, o: s.op == "masked_scatter" and isinstance(v[0], torch.Tensor) and not v[0].is_contiguous()),
+    K("scatter-duplicate-index", "none", ALL, "scatter_ with an index that repeats a position: which write wins is "
+      "unspecified in torch and in ONNX ScatterElements (a NaN written or not)", "mismatch-script-primIf_scatter__zero_-1-392",
+      lambda s, v, o: s.op == "scatter" and len(v) > 2 and isinstance(v[2], torch.Tensor) and v[2].numel() > 0 and
+      _dup_scatter(s, v)),
+    K("ort-where-negzero", "onnxruntime", ALL, "where selecting -0.0 (broadcasting): onnxruntime's Where gives +0.0, "
+      "which a later reciprocal or division turns into +inf instead of -inf", "mismatch-trace-reciprocal_where",
+      lambda s, v, o: s.op in ("where", "masked_fill") and any(
+          isinstance(x, torch.Tensor) and x.dtype.is_floating_point and bool(((x == 0) & torch.signbit(x)).any())
+          for x in v)),
+    K("trunc-negative-zero", "onnxexp", ALL, "trunc (and div with rounding_mode='trunc') of -0.0 or of values in "
+      "(-1, 0): the export's Sign(x) * Floor(|x|) gives +0.0 for -0.0, torch -0.0 (visible through a division)",
+      "mismatch-trace-div_trunc", lambda s, v, o: (s.op == "trunc" or "rounding_mode='trunc'" in s.template) and o and
+      o[0].dtype.is_floating_point and bool(((o[0] == 0) & torch.signbit(o[0])).any())),
+    # ---- torch
+    K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
+      lambda s, v, o: s.op == "sign" and _has_nan(v[0])),
+    # ---- onnx
+    K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
+      "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
+      lambda s, v, o: s.op in ("flip",) and _empty(v[0])),
+]
+
+
+CTX = [None]  # (program, env) of the statement being checked
+
+
+def _producer(name):
+    """The statement that defined name in the program being generated."""
+    prog = CTX[0][0]
+    for st in reversed(list(prog.walk())):
+        if name in st.outs:
+            return st
+    return None
+
+
+def _cast_from_float(name):
+    p = _producer(name)
+    if p is None or p.op != "to":
+        return False
+    src = CTX[0][1].get(p.ins[0])
+    return isinstance(src, torch.Tensor) and src.dtype.is_floating_point
+
+
+class _Op:
+    """A statement as the predicates see it: an in-place write (add_, x += y,
+    x[i] += y) under the name of the op it applies (add)."""
+
+    def __init__(self, s):
+        self.kind, self.ins, self.outs, self.template = s.kind, s.ins, s.outs, s.template
+        op = s.op.rstrip("_")
+        self.op = {"iadd": "add", "isub": "sub", "imul": "mul", "setitem+=": "add", "setitem-=": "sub",
+                   "setitem*=": "mul", "__iand": "bitwise_and", "__ior": "bitwise_or"}.get(op, op)
+
+
+def check(prog, s, vals, outs, env=None):
+    CTX[0] = (prog, env or {})
+    weights = prog.weight_names()
+    if s.kind == "write":
+        s = _Op(s)
+        outs = [vals[0]] if vals else []
+    """None, or the entry s hits: raises for all-forms entries, records
+    partial ones in prog.excluded (form -> id)."""
+    if not ENABLED[0]:
+        return None
+    for k in KNOWN:
+        try:
+            hit = k.match(s, vals, outs) if k.match.__code__.co_argcount == 3 else k.match(s, vals, outs, weights)
+        except Exception:  # noqa: BLE001  (a predicate on an unusual statement)
+            hit = False
+        if hit:
+            HITS[k.id] += 1
+            if set(k.forms) >= set(ALL):
+                return k
+            for f in k.forms:
+                prog.excluded.setdefault(f, k.id)
+    return None

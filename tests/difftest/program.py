@@ -1,0 +1,513 @@
+"""A random program: statements over named tensors, rendered as an nn.Module.
+
+The generators (gen_ops.py, gen_views.py) build a Program one statement at a
+time and keep a statement only if torch runs it; the harness renders it as
+Python source, builds the module, traces or scripts it; the reducer edits it
+(cuts a statement into a new input holding the value it computed, drops
+statements, inlines control flow) and writes it out as a reproducer.
+
+A statement is a template over the names it reads: `{0}`, `{1}`, ... are
+replaced by its `ins` when rendered, so renaming and cutting never parse
+Python. Parameters and buffers render as `self.NAME`.
+"""
+
+import linecache
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+
+DTYPES = {
+    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+    "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
+    "uint8": torch.uint8, "bool": torch.bool,
+}
+DTYPE_NAME = {v: k for k, v in DTYPES.items()}
+# relative rounding unit per float dtype (README, "Tolerances")
+UNIT_OF = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 2e-3}
+FLOATS = (torch.float16, torch.float32, torch.float64)
+
+
+class Stmt:
+    """One statement. kind:
+      "assign"  outs = template                         (outs: 1 or more names)
+      "write"   template (an in-place write; ins[0] is written)
+      "if"      if template: body else: orelse; outs are assigned in both
+      "for"     for LOOPVAR in range(template): body; outs carried (assigned in body)
+    op: the name counted in the statistics (the torch op or construct).
+    cost: rounding steps this statement adds to the longest chain (0: exact,
+      structural); see README.md, "Tolerances".
+    exact: float outputs are reproducible bit for bit (only rounding-free
+      ops, on exact inputs): discontinuous ops (floor, comparisons, casts to
+      int) take exact inputs, or pass a margin guard.
+    guard: a Python expression over `{0}`.. (the ins, after the statement
+      ran) and `_out` (first output) that must be true, e.g. no ties before
+      a sort; pre: the same, checked before it runs (integer division by
+      zero would trap). Both are re-checked for any other input values
+      (second size, reduced inputs)."""
+
+    __slots__ = ("kind", "outs", "template", "ins", "op", "cost", "exact", "guard", "pre", "body", "orelse", "loopvar")
+
+    def __init__(self, kind, outs, template, ins, op, cost=1, exact=False, guard=None, pre=None,
+                 body=None, orelse=None, loopvar=None):
+        self.kind, self.outs, self.template, self.ins, self.op = kind, list(outs), template, list(ins), op
+        self.cost, self.exact, self.guard, self.pre = cost, exact, guard, pre
+        self.body, self.orelse, self.loopvar = body or [], orelse or [], loopvar
+
+    def copy(self):
+        return Stmt(self.kind, self.outs, self.template, self.ins, self.op, self.cost, self.exact, self.guard,
+                    self.pre, [s.copy() for s in self.body], [s.copy() for s in self.orelse], self.loopvar)
+
+    def walk(self):
+        yield self
+        for s in self.body + self.orelse:
+            yield from s.walk()
+
+    def reads(self):
+        """Every name this statement (and its blocks) reads from outside."""
+        inner = set()
+        got = []
+        for s in self.walk():
+            got += [n for n in s.ins if n not in inner]
+            if s is not self:
+                inner.update(s.outs)
+        if self.loopvar:
+            got = [n for n in got if n != self.loopvar]
+        return got
+
+
+class Program:
+    """inputs: [(name, tensor)] user inputs; weights: [(name, tensor, "param"|"buffer")];
+    stmts: [Stmt]; outputs: [name]; container: "single" | "tuple" | "list"."""
+
+    def __init__(self, mode="ops"):
+        self.mode = mode
+        self.inputs = []
+        self.weights = []
+        self.stmts = []
+        self.outputs = []
+        self.container = "tuple"
+        self.excluded = {}  # form -> id of the known bug (known.py) it would hit
+
+    def copy(self):
+        p = Program(self.mode)
+        p.inputs = [(n, t.clone()) for n, t in self.inputs]
+        p.weights = [(n, t.clone(), k) for n, t, k in self.weights]
+        p.stmts = [s.copy() for s in self.stmts]
+        p.outputs = list(self.outputs)
+        p.container = self.container
+        p.excluded = dict(self.excluded)
+        return p
+
+    def weight_names(self):
+        return {n for n, _, _ in self.weights}
+
+    def walk(self):
+        for s in self.stmts:
+            yield from s.walk()
+
+    def ops(self):
+        return sorted({s.op for s in self.walk() if s.op})
+
+    def n_ops(self):
+        return sum(1 for s in self.walk() if s.kind in ("assign", "write"))
+
+    # ------------------------------------------------------------------
+    # rendering
+
+    def ref(self, name):
+        return "self." + name if name in self.weight_names() else name
+
+    def render_stmt(self, s, indent):
+        pad = " " * indent
+        expr = s.template.format(*[self.ref(n) for n in s.ins]) if s.ins else s.template
+        if s.kind == "assign":
+            return [pad + ", ".join(s.outs) + " = " + expr]
+        if s.kind == "write":
+            return [pad + expr]
+        if s.kind == "if":
+            lines = [pad + "if " + expr + ":"]
+            lines += self.render_block(s.body, indent + 4)
+            lines += [pad + "else:"]
+            lines += self.render_block(s.orelse, indent + 4)
+            return lines
+        if s.kind == "for":
+            lines = [pad + "for %s in range(%s):" % (s.loopvar, expr)]
+            lines += self.render_block(s.body, indent + 4)
+            return lines
+        raise ValueError(s.kind)
+
+    def render_block(self, stmts, indent):
+        lines = []
+        for s in stmts:
+            lines += self.render_stmt(s, indent)
+        return lines or [" " * indent + "pass"]
+
+    def source(self, cls="M"):
+        lines = ["import torch", "import torch.nn.functional as F", "", "",
+                 "class %s(torch.nn.Module):" % cls, "    def __init__(self):", "        super().__init__()"]
+        for n, t, kind in self.weights:
+            z = "torch.zeros(%s, dtype=torch.%s)" % (list(t.shape), DTYPE_NAME[t.dtype])
+            if kind == "param":
+                lines.append("        self.%s = torch.nn.Parameter(%s)" % (n, z))
+            else:
+                lines.append("        self.register_buffer(%r, %s)" % (n, z))
+        lines.append("")
+        lines.append("    def forward(self%s):" % "".join(", " + n for n, _ in self.inputs))
+        lines += self.render_block(self.stmts, 8)
+        outs = [self.ref(n) for n in self.outputs]
+        if self.container == "single":
+            lines.append("        return " + outs[0])
+        elif self.container == "list":
+            lines.append("        return [%s]" % ", ".join(outs))
+        else:
+            lines.append("        return (%s)" % "".join(o + ", " for o in outs).rstrip(" "))
+        return "\n".join(lines) + "\n"
+
+    def module(self, tag):
+        """The nn.Module, its weights loaded, in eval mode. `tag` names the
+        source in linecache (torch.jit.script reads the source from there)."""
+        src = self.source()
+        fname = "<difftest %s>" % tag
+        linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+        g = {}
+        exec(compile(src, fname, "exec"), g)
+        m = g["M"]()
+        with torch.no_grad():
+            for n, t, _ in self.weights:
+                getattr(m, n).copy_(t)
+        return m.eval()
+
+    def args(self):
+        return tuple(t.clone() for _, t in self.inputs)
+
+
+def flatten(o):
+    if isinstance(o, (tuple, list)):
+        res = []
+        for e in o:
+            res.extend(flatten(e))
+        return res
+    return [o]
+
+
+# ----------------------------------------------------------------------
+# the interpreter: runs statements one by one, for the generators, the
+# guards and the magnitudes behind the tolerances
+
+class GuardFailed(Exception):
+    pass
+
+
+def guard_env():
+    return {"torch": torch, "F": torch.nn.functional, "math": math, "np": np,
+            "_distinct": distinct_along, "_margin": margin_ok, "_int_ok": int_cast_ok, "_nz_div": safe_int_div,
+            "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small}
+
+
+def small(x, bound):
+    """Finite values of x are below bound in magnitude."""
+    x = torch.as_tensor(x).detach().double()
+    x = x[torch.isfinite(x)]
+    return x.numel() == 0 or float(x.abs().max()) < bound
+
+
+def away(x, points):
+    """Finite values of x are relatively far from every point (domain edges
+    of log, sqrt, asin, ...), so rounding upstream cannot cross one."""
+    x = torch.as_tensor(x)
+    rel = MARGIN.get(x.dtype, 1e-2)
+    x = x.detach().double()
+    fin = torch.isfinite(x)
+    for p in points:
+        if not bool((((x - p).abs() > rel * max(1.0, abs(p))) | ~fin).all()):
+            return False
+    return True
+
+
+def fits(x, k=2):
+    """Finite |x| small enough that x**k summed over x stays finite in x's
+    dtype: decompositions that square (var, norms) or sum in the element
+    type overflow where torch accumulates wider (README, "Edge values")."""
+    x = torch.as_tensor(x)
+    if not x.dtype.is_floating_point or x.numel() == 0:
+        return True
+    a = x.detach().double().abs()
+    a = a[torch.isfinite(a)]
+    if a.numel() == 0:
+        return True
+    return float(a.max()) ** k * x.numel() <= torch.finfo(x.dtype).max / 16
+
+
+def distinct_along(t, dim=None):
+    """No ties (and no NaN) along dim: sort/topk/argmax orders are unique."""
+    if t.numel() == 0:
+        return True
+    t = t.detach()
+    if t.dtype.is_floating_point and bool(torch.isnan(t).any()):
+        return False
+    if dim is None or t.dim() == 0:
+        t, dim = t.reshape(-1), 0
+    s = torch.sort(t.double(), dim=dim)[0]
+    if s.size(dim) <= 1:
+        return True
+    # neighbours apart by more than rounding upstream could move them
+    hi, lo = s.narrow(dim, 1, s.size(dim) - 1), s.narrow(dim, 0, s.size(dim) - 1)
+    gap = hi - lo
+    rel = MARGIN.get(t.dtype, 1e-2) / 10 if t.dtype.is_floating_point else 0
+    return bool((gap > rel * torch.maximum(hi.abs(), lo.abs()).clamp(min=1e-30)).all()) if rel else bool((gap != 0).all())
+
+
+MARGIN = {torch.float16: 0.05, torch.float32: 1e-2, torch.float64: 1e-2}
+
+
+def margin_ok(x, kind, y=None):
+    """A discontinuous op's input is far from its jumps, so rounding
+    differences upstream cannot flip it: kind "int" (floor/ceil/round/trunc
+    /cast to int), "cmp" (x against y), "zero" (sign). The margin is
+    relative (float16 values carry more rounding: a wider one)."""
+    rel = max(MARGIN.get(getattr(x, "dtype", None), 1e-2), MARGIN.get(getattr(y, "dtype", None), 1e-2))
+    x = x.detach().double()
+    if kind == "cmp":
+        y = torch.as_tensor(y).detach().double()
+        a, b = torch.broadcast_tensors(x, y)
+        fin = torch.isfinite(a) & torch.isfinite(b)
+        gap = (a - b).abs()
+        scale = torch.maximum(a.abs(), b.abs()).clamp(min=1)
+        # non-finite values after rounding steps: how inf and NaN came about
+        # upstream (0 * inf, inf - inf) is the upstream ops' business
+        return bool((gap > rel * scale).all()) and bool(fin.all())
+    fin = torch.isfinite(x)
+    if kind == "zero":
+        return bool(((x.abs() > rel / 10) | ~fin).all())
+    frac = x - torch.floor(x)
+    near = torch.minimum(frac, 1 - frac)
+    half = (frac - 0.5).abs()
+    return bool(((near > rel) & (half > rel) | ~fin | (x.abs() > 2 ** 40)).all())
+
+
+def int_cast_ok(x, dtype):
+    """A float -> integer cast is defined: finite, in range (C leaves the rest undefined)."""
+    x = x.detach().double()
+    if not bool(torch.isfinite(x).all()):
+        return False
+    if x.numel() == 0:
+        return True
+    info = torch.iinfo(dtype) if dtype != torch.bool else None
+    if info is None:
+        return True
+    return bool((x > info.min).all() and (x < info.max).all())
+
+
+def safe_int_div(a, b):
+    """Integer division is defined: no zero divisor, no MIN / -1."""
+    a, b = torch.as_tensor(a), torch.as_tensor(b)
+    if a.dtype.is_floating_point or b.dtype.is_floating_point or a.dtype == torch.bool and b.dtype == torch.bool:
+        return True
+    if bool((b == 0).any()):
+        return False
+    try:
+        aa, bb = torch.broadcast_tensors(a.long(), b.long())
+    except RuntimeError:
+        return True
+    dt = torch.result_type(a, b)  # a Python scalar divisor keeps a's width
+    lo = torch.iinfo(dt).min if dt != torch.uint8 else 0
+    return not bool(((aa == lo) & (bb == -1)).any())
+
+
+def shift_ok(a, b):
+    b = torch.as_tensor(b)
+    bits = torch.iinfo(torch.promote_types(torch.as_tensor(a).dtype, b.dtype)).bits
+    return bool(((b >= 0) & (b < bits)).all())
+
+
+def eval_guard(expr, ins, env, genv, out=None):
+    names = []
+    local = dict(genv)
+    for k, n in enumerate(ins):
+        local["_a%d" % k] = env[n]
+        names.append("_a%d" % k)
+    local["_out"] = out
+    return bool(eval(expr.format(*names), local))
+
+
+class Interp:
+    """Runs a program statement by statement on given inputs.
+
+    env: name -> current tensor (aliases stay aliases, writes land as in
+    eager). mags: name -> largest finite |value| the name held; depth: name
+    -> rounding steps on its longest chain. snap: name -> the value just
+    after the statement that defined it (what a cut puts in its place)."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.genv = guard_env()
+        self.env = {}
+        self.mags = {}
+        self.depth = {}
+        self.snap = {}
+        self.cone = {}
+        self.unit = {}  # name -> the least precise float dtype on its chains
+        self.on_step = None  # called after each statement (the generator's known-bug check)
+        for n, t in prog.inputs:
+            self.bind(n, t.clone(), 0, {n})
+        for n, t, _ in prog.weights:
+            self.bind(n, t.clone(), 0, {n})
+
+    def bind(self, n, t, depth, cone):
+        self.env[n] = t
+        self.depth[n] = depth
+        self.cone[n] = cone
+        self.note_mag(n)
+        self.note_unit(n, cone)
+
+    def note_unit(self, n, cone):
+        us = [self.unit.get(m) for m in cone if m != n] + [UNIT_OF.get(getattr(self.env.get(n), "dtype", None))]
+        us = [u for u in us if u is not None]
+        if us:
+            self.unit[n] = max(us)
+
+    def note_mag(self, n):
+        t = self.env[n]
+        m = 0.0
+        if isinstance(t, torch.Tensor) and t.numel() and t.dtype != torch.bool:
+            a = t.detach().double().abs()
+            a = a[torch.isfinite(a)]
+            if a.numel():
+                m = float(a.max())
+        self.mags[n] = max(self.mags.get(n, 0.0), m)
+
+    def local(self):
+        loc = {"torch": torch, "F": torch.nn.functional, "self": None}
+        loc.update(self.env)
+        return loc
+
+    def expr(self, s):
+        return s.template.format(*s.ins) if s.ins else s.template
+
+    def run(self, stmts=None, snap=True):
+        for s in (self.prog.stmts if stmts is None else stmts):
+            self.step(s, snap)
+        return self
+
+    def step(self, s, snap=True):
+        if s.pre and not eval_guard(s.pre, s.ins, self.env, self.genv):
+            raise GuardFailed("pre: " + s.pre)
+        dep = max([self.depth.get(n, 0) for n in s.ins] or [0]) + s.cost
+        cone = set()
+        for n in s.reads():
+            cone |= self.cone.get(n, {n})
+        if s.kind == "assign":
+            loc = self.local()
+            val = eval(self.expr(s), {"torch": torch, "F": torch.nn.functional, "math": math}, loc)
+            vals = [val] if len(s.outs) == 1 else list(val)
+            if len(vals) != len(s.outs):
+                raise ValueError("%d values for %d names" % (len(vals), len(s.outs)))
+            for n, v in zip(s.outs, vals):
+                if s.op == "loopvar":  # an inlined loop's counter
+                    self.env[n] = v
+                    continue
+                if not isinstance(v, torch.Tensor):
+                    raise TypeError("%s is %s, not a tensor" % (n, type(v).__name__))
+                self.bind(n, v, dep, cone | {n})
+                if snap:
+                    self.snap[n] = v.detach().clone()
+        elif s.kind == "write":
+            loc = self.local()
+            exec(self.expr(s), {"torch": torch, "F": torch.nn.functional, "math": math}, loc)
+            t = s.ins[0]
+            self.depth[t] = max(self.depth.get(t, 0), dep)
+            self.cone[t] = self.cone.get(t, {t}) | cone
+            self.note_unit(t, self.cone[t])
+            # every name may alias the written one: re-measure them all
+            for n in self.env:
+                self.note_mag(n)
+        elif s.kind == "if":
+            c = eval(self.expr(s), {"torch": torch, "F": torch.nn.functional, "math": math}, self.local())
+            self.run(s.body if c else s.orelse, snap)
+            for n in s.outs:
+                self.depth[n] = max(self.depth.get(n, 0), dep)
+                self.cone[n] = self.cone.get(n, {n}) | cone
+        elif s.kind == "for":
+            k = eval(self.expr(s), {"torch": torch, "F": torch.nn.functional, "math": math}, self.local())
+            for i in range(int(k)):
+                self.env[s.loopvar] = i
+                self.run(s.body, snap)
+            self.env.pop(s.loopvar, None)
+            for n in s.outs:
+                self.depth[n] = self.depth.get(n, 0) + s.cost * max(int(k) - 1, 0)
+                self.cone[n] = self.cone.get(n, {n}) | cone
+        if s.guard and not eval_guard(s.guard, s.ins, self.env, self.genv, self.env.get(s.outs[0]) if s.outs else None):
+            raise GuardFailed(s.guard)
+        if self.on_step is not None and s.kind in ("assign", "write"):
+            self.on_step(self, s)
+
+    def unit_of(self, name):
+        return max([self.unit.get(n, 0.0) for n in self.cone.get(name, {name})] + [self.unit.get(name, 0.0)])
+
+    def scale(self, name):
+        """The largest finite magnitude on the chains leading to name."""
+        return max([self.mags.get(n, 0.0) for n in self.cone.get(name, {name})] + [self.mags.get(name, 0.0)])
+
+
+# ----------------------------------------------------------------------
+# saving and loading (reproducers): statements as JSON, values as safetensors
+
+
+def stmt_to_json(s):
+    d = {"kind": s.kind, "outs": s.outs, "template": s.template, "ins": s.ins, "op": s.op, "cost": s.cost,
+         "exact": s.exact}
+    for k in ("guard", "pre", "loopvar"):
+        if getattr(s, k):
+            d[k] = getattr(s, k)
+    if s.body:
+        d["body"] = [stmt_to_json(x) for x in s.body]
+    if s.orelse:
+        d["orelse"] = [stmt_to_json(x) for x in s.orelse]
+    return d
+
+
+def stmt_from_json(d):
+    return Stmt(d["kind"], d["outs"], d["template"], d["ins"], d["op"], d.get("cost", 1), d.get("exact", False),
+                d.get("guard"), d.get("pre"), [stmt_from_json(x) for x in d.get("body", [])],
+                [stmt_from_json(x) for x in d.get("orelse", [])], d.get("loopvar"))
+
+
+def save_program(prog, d):
+    """d/program.json and d/program.safetensors."""
+    import os
+    import st
+
+    meta = {"mode": prog.mode, "inputs": [n for n, _ in prog.inputs],
+            "weights": [[n, k] for n, _, k in prog.weights], "stmts": [stmt_to_json(s) for s in prog.stmts],
+            "outputs": prog.outputs, "container": prog.container, "excluded": prog.excluded}
+    with open(os.path.join(d, "program.json"), "w") as f:
+        import json
+
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    vals = {n: st.from_torch(t) for n, t in prog.inputs}
+    vals.update({n: st.from_torch(t) for n, t, _ in prog.weights})
+    st.save(vals, os.path.join(d, "program.safetensors"))
+
+
+def load_program(d):
+    import json
+    import os
+    import st
+
+    with open(os.path.join(d, "program.json")) as f:
+        meta = json.load(f)
+    vals = st.load(os.path.join(d, "program.safetensors"))
+    p = Program(meta["mode"])
+    p.inputs = [(n, torch.from_numpy(vals[n].copy())) for n in meta["inputs"]]
+    p.weights = [(n, torch.from_numpy(vals[n].copy()), k) for n, k in meta["weights"]]
+    p.stmts = [stmt_from_json(x) for x in meta["stmts"]]
+    p.outputs = meta["outputs"]
+    p.container = meta["container"]
+    p.excluded = meta.get("excluded", {})
+    return p
