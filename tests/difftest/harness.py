@@ -128,19 +128,7 @@ class Runtime:
         self.q = queue.Queue()
 
     def _start(self):
-        self.proc = subprocess.Popen([self.node, RUN_JS, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0)
-        proc, q = self.proc, self.q
-
-        def reader():
-            for line in proc.stdout:
-                try:
-                    q.put(json.loads(line))
-                except ValueError:
-                    pass
-            q.put({"eof": proc})
-
-        threading.Thread(target=reader, daemon=True).start()
+        self.proc = json_worker([self.node, RUN_JS, "-"], self.q)
 
     def _send(self, jobs):
         if self.proc is None or self.proc.poll() is not None:
@@ -243,6 +231,23 @@ def jit_graph(model, args):
         warnings.simplefilter("ignore")
         graph, params, _, _ = torch.onnx.utils._create_jit_graph(model, args)
     return graph, params
+
+
+def json_worker(cmd, q):
+    """A process that answers one JSON line per job on stdout: started, with a
+    thread putting each answer on q and {"eof": proc} when it ends."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+
+    def reader():
+        for line in proc.stdout:
+            try:
+                q.put(json.loads(line))
+            except ValueError:
+                pass
+        q.put({"eof": proc})
+
+    threading.Thread(target=reader, daemon=True).start()
+    return proc
 
 
 def eager(model, args):
@@ -683,19 +688,7 @@ class PeerWorker:
         self.q = queue.Queue()
 
     def _start(self):
-        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "peer.py")], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
-        proc, q = self.proc, self.q
-
-        def reader():
-            for line in proc.stdout:
-                try:
-                    q.put(json.loads(line))
-                except ValueError:
-                    pass
-            q.put({"eof": proc})
-
-        threading.Thread(target=reader, daemon=True).start()
+        self.proc = json_worker([sys.executable, os.path.join(HERE, "peer.py")], self.q)
 
     def _send(self, job):
         if self.proc is None or self.proc.poll() is not None:

@@ -36,6 +36,17 @@ static void take_output(oxp_node *m, int k, oxp_value *v) {
   v->index = k;
 }
 
+/* m takes n's place: where it stands, its location and its output. */
+static void replace_node(oxp_node *n, oxp_node *m) {
+  m->loc = n->loc;
+  m->scope = n->scope;
+  m->source = n->source;
+  oxp_node_insert_before(n, m);
+  oxp_value *out = n->outputs[0];
+  oxp_node_destroy(n);
+  take_output(m, 0, out);
+}
+
 static int rank_of(const oxp_value *v) {
   oxp_shape s;
   oxp_shape_of(v, &s);
@@ -281,13 +292,7 @@ static bool peep_nll(oxp_pass *p, oxp_node *n) {
     if (a->kind == OXP_A_INT) oxp_attr_set_i(sce, a->name, a->i);
     else if (a->kind == OXP_A_STR) oxp_attr_set_s(sce, a->name, a->s);
   }
-  sce->loc = n->loc;
-  sce->scope = n->scope;
-  sce->source = n->source;
-  oxp_node_insert_before(n, sce);
-  oxp_value *out = n->outputs[0];
-  oxp_node_destroy(n);
-  take_output(sce, 0, out);
+  replace_node(n, sce);
   return true;
 }
 
@@ -315,13 +320,7 @@ static bool peep_concat(oxp_pass *p, oxp_node *n) {
       if (!oxp_node_add_input(k, flat ? in->inputs[j] : n->inputs[i])) return false;
   }
   oxp_attr_set_i(k, "axis", ax->i);
-  k->loc = n->loc;
-  k->scope = n->scope;
-  k->source = n->source;
-  oxp_node_insert_before(n, k);
-  oxp_value *out = n->outputs[0];
-  oxp_node_destroy(n);
-  take_output(k, 0, out);
+  replace_node(n, k);
   return true;
 }
 
