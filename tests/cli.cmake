@@ -41,10 +41,10 @@ find_program(ONNXEXP_VALGRIND valgrind)
 # valgrind cannot run a sanitized binary.
 if(ONNXEXP_VALGRIND AND NOT ONNXEXP_SANITIZE)
   add_test(NAME cli.valgrind
-    COMMAND /bin/sh -c "\"$0\" \"$1\" --onnxexp \"$2\" --work \"$3/fuzz\" --valgrind \"$4\" --limit 22 && \"$0\" \"$5\" --onnxexp \"$2\" --work \"$3/behaviour\" --valgrind \"$4\" -k weights_truncated,malformed_ir_column,unknown_flags,ir_from_a_pipe,existing_output_untouched && \"$0\" \"$6\" --onnxexp \"$2\" --work \"$3/inputs_untouched\" --valgrind \"$4\" -k model_over_the_default_sidecar,data_over_the_model"
+    COMMAND /bin/sh -c "\"$0\" \"$1\" --onnxexp \"$2\" --work \"$3/fuzz\" --valgrind \"$4\" --limit 12 && \"$0\" \"$5\" --onnxexp \"$2\" --work \"$3/behaviour\" --valgrind \"$4\" -k weights_truncated,malformed_ir_column,unknown_flags,ir_from_a_pipe,existing_output_untouched && \"$0\" \"$6\" --onnxexp \"$2\" --work \"$3/inputs_untouched\" --valgrind \"$4\" -k model_over_the_default_sidecar,data_over_the_model"
             ${ONNXEXP_PYTHON} ${_cli_dir}/fuzz_cli.py $<TARGET_FILE:onnxexp>
             ${_cli_work}/valgrind ${ONNXEXP_VALGRIND} ${_cli_dir}/test_cli.py
             ${_cli_dir}/test_inputs_untouched.py)
-  set_tests_properties(cli.valgrind PROPERTIES TIMEOUT 300 LABELS "cli;valgrind"
+  set_tests_properties(cli.valgrind PROPERTIES TIMEOUT 600 LABELS "cli;valgrind"
     ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
 endif()

@@ -7,10 +7,9 @@
 #                   on any mismatch or crash; each is reduced and written to
 #                   build/difftest-ops/found/.
 #   difftest.views  500 programs of seed 1 in views mode (in-place writes
-#                   through chains of views, issue 17). DISABLED: program
-#                   392 of seed 1 is an open mismatch in the scripted and
-#                   dynamic forms (known.py "if-half-max-open"; its reducer
-#                   lost the trigger); the views_quick tests below run.
+#                   through chains of views, issue 17; also `if` and
+#                   `for` around writes).
+#   A sanitizer build runs the first third of each.
 #
 # The known bugs the generator steers around are in tests/difftest/known.py
 # (FINDINGS.md). Hand runs: tests/difftest/run.py --seconds N --seed S.
@@ -24,11 +23,17 @@ if(NOT ONNXEXP_NODE OR NOT TARGET onnxexp)
 endif()
 
 set(_dt_dir ${CMAKE_CURRENT_LIST_DIR}/difftest)
+# A sanitizer build runs a third of each sample: its value there is memory
+# errors on unusual graphs, which a third already reaches; the mismatch
+# check is the plain build's.
 foreach(_mode ops views)
   if(_mode STREQUAL "ops")
     set(_count 1000)
   else()
     set(_count 500)
+  endif()
+  if(ONNXEXP_SANITIZE)
+    math(EXPR _count "${_count} / 3")
   endif()
   add_test(NAME difftest.${_mode}
     COMMAND ${ONNXEXP_PYTHON} ${_dt_dir}/run.py --mode ${_mode} --seed 1 --count ${_count}
@@ -37,7 +42,6 @@ foreach(_mode ops views)
             --reduce-seconds 15 --max-reduce 5)
   set_tests_properties(difftest.${_mode} PROPERTIES TIMEOUT 600 LABELS difftest)
 endforeach()
-set_tests_properties(difftest.views PROPERTIES DISABLED TRUE)
 
 
 # views_quick.py: the first views generator (functionalization was built

@@ -340,14 +340,9 @@ KNOWN = [
       isinstance(v[1], torch.Tensor) and v[1].numel() > 0 and v[0].numel() > 0 and
       v[0].storage().data_ptr() == v[1].storage().data_ptr()),
     K("ort-reducemax-nan", "onnxruntime", ALL, "max()/min() of a tensor holding NaN: torch gives NaN, onnxruntime's "
-      "ReduceMax/ReduceMin skip it (so an `if x.max() > 0.5` takes the other branch)",
+      "ReduceMax/ReduceMin skip it (so an `if x.max() > 0.5` takes the other branch: views seed 1 program 392)",
       "mismatch-script-masked_scatter__primIf-11-2",
       lambda s, v, o: (".max()" in s.template or ".min()" in s.template) and any(_has_nan(x) for x in v)),
-    K("if-half-max-open", "onnxexp?", ("script", "dynamic"), "OPEN, NOT UNDERSTOOD: an `if x.max() > 0.5` on a "
-      "float16 x around a copy_ into a float64 input: one element of the output differs (60000 expected, 0 given) "
-      "in the scripted and dynamic forms; the reproducer's own inputs do not show it, so the reducer lost the "
-      "trigger", "mismatch-script-copy__primIf_half-1-392",
-      lambda s, v, o: s.op == "prim::If" and ".max()" in s.template and any(_dt(x) == torch.float16 for x in v)),
     K("masked-scatter-0d", "onnxexp", ALL, "masked_scatter_ of a 0-d tensor: the ScatterND it lowers to has "
       "rank 0, which onnxruntime refuses", "ort-error-trace-clone_masked_scatter__slice-1-391",
       lambda s, v, o: s.op == "masked_scatter" and isinstance(v[0], torch.Tensor) and v[0].dim() == 0),

@@ -443,7 +443,7 @@ class Interp:
                 self.cone[n] = self.cone.get(n, {n}) | cone
         if s.guard and not eval_guard(s.guard, s.ins, self.env, self.genv, self.env.get(s.outs[0]) if s.outs else None):
             raise GuardFailed(s.guard)
-        if self.on_step is not None and s.kind in ("assign", "write"):
+        if self.on_step is not None and s.kind in ("assign", "write", "if"):
             self.on_step(self, s)
 
     def unit_of(self, name):
