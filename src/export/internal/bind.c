@@ -44,9 +44,12 @@ static oxp_status check_decl(binder *b, const oxp_st_entry *e,
                              const oxp_value *v, const char *what,
                              const oxp_loc *loc) {
   if (!v->type) return OXP_OK;
+  const oxp_type *t = tensor_type(v->type);
+  if (t && (!t->dtype || t->dtype == e->t.dtype) && shape_matches(t, &e->t))
+    return OXP_OK;
+  /* Only a mismatch pays for printing the declaration. */
   char decl[256], shape[256];
   oxp_type_print(v->type, decl, sizeof decl);
-  const oxp_type *t = tensor_type(v->type);
   if (!t)
     return oxp_fail(b->d, OXP_ERR_WEIGHTS, loc, NULL,
                     "weight '%s' is a tensor but %s %%%s is declared %s",

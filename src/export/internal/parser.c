@@ -162,8 +162,11 @@ static oxp_value *use(parser *p) {
 static bool uses(parser *p, const char *what, void *into,
                  bool (*add)(void *, oxp_value *)) {
   char ctx[96];
-  snprintf(ctx, sizeof ctx, "before %s", what);
-  if (!oxp_pexpect(&p->c, '(', ctx)) return false;
+  oxp_tok open = oxp_lx_next(&p->c.lx);
+  if (!oxp_lx_is_punct(open, '(')) {
+    snprintf(ctx, sizeof ctx, "'(' before %s", what);
+    return oxp_punexpected(&p->c, open, ctx);
+  }
   if (oxp_lx_is_punct(oxp_lx_peek(&p->c.lx), ')')) return oxp_lx_next(&p->c.lx), true;
   for (;;) {
     oxp_value *v = use(p);

@@ -18,6 +18,7 @@
 
 #include "serialize.h"
 #include "onnx/onnx.pb-c.h"
+#include "proto_pack.h"
 
 enum { STAGE_SIZE = 64 * 1024 };
 
@@ -454,6 +455,8 @@ static bool ser_imports(ser *s, Onnx__ModelProto *m, const oxp_graph *g) {
 typedef struct {
   Onnx__ModelProto m;
   oxp_lazy_refs lazy;
+  oxp_pb_sizes sizes; /* of every message, once measured (proto_pack.c) */
+  uint64_t size;      /* the whole model's */
 } built;
 
 typedef struct {
@@ -494,15 +497,19 @@ static void stream_append(ProtobufCBuffer *b, size_t len, const uint8_t *p) {
   st->used += len;
 }
 
-uint64_t oxp_ser_packed_size(const Onnx__ModelProto *m) {
-  return (uint64_t)onnx__model_proto__get_packed_size(m);
+oxp_status oxp_ser_measure(Onnx__ModelProto *m, uint64_t *size, oxp_diag *d) {
+  built *b = (built *)m;
+  if (!b->sizes.n && !oxp_pb_measure(&m->base, &b->sizes, &b->size))
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                    "out of memory while sizing the ONNX model");
+  *size = b->size;
+  return OXP_OK;
 }
 
-oxp_status oxp_ser_pack(const Onnx__ModelProto *m, uint64_t size,
-                        oxp_sink *sink, oxp_diag *d) {
-  /* Sizing walks the whole message (and protobuf-c walks sub-messages
-   * again while packing), so a caller that knows it passes it in. */
-  if (!size) size = oxp_ser_packed_size(m);
+oxp_status oxp_ser_pack(Onnx__ModelProto *m, oxp_sink *sink, oxp_diag *d) {
+  uint64_t size = 0;
+  oxp_status ms = oxp_ser_measure(m, &size, d);
+  if (ms) return ms;
   if (size > OXP_PROTO_LIMIT)
     return oxp_fail(d, OXP_ERR_UNSUPPORTED, NULL, NULL,
                     "the model would be %llu bytes, above protobuf's 2 GiB "
@@ -514,7 +521,7 @@ oxp_status oxp_ser_pack(const Onnx__ModelProto *m, uint64_t size,
   if (!(st.stage = oxp_mem_alloc(STAGE_SIZE)))
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
                     "out of memory for the write buffer");
-  onnx__model_proto__pack_to_buffer(m, &st.base);
+  oxp_pb_pack(&m->base, &((const built *)m)->sizes, &st.base);
   flush(&st);
   free(st.stage);
   if (st.st)
@@ -542,6 +549,7 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
   s.out_stamp = ARRAY(&s, int, g->nvalues + 1);
   built *b = NEW(&s, built, onnx__model_proto__init);
   if (!b) return s.st;
+  b->sizes = (oxp_pb_sizes){.a = g->arena};
   Onnx__ModelProto *m = &b->m;
   s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .ext = ext,
                              .lazy = &b->lazy, .d = d};
@@ -567,7 +575,7 @@ oxp_status oxp_serialize(oxp_graph *g, const oxp_options *o, oxp_sink *sink,
                     "external data needs the model written to a file");
   Onnx__ModelProto *m;
   oxp_status st = oxp_ser_build(g, o, NULL, &m, d);
-  return st ? st : oxp_ser_pack(m, 0, sink, d);
+  return st ? st : oxp_ser_pack(m, sink, d);
 }
 
 /* ---- sizes ------------------------------------------------------------------ */

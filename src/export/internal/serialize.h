@@ -168,11 +168,13 @@ oxp_status oxp_ser_tensor(oxp_tensor_writer *w, const oxp_tensor *t,
 #define OXP_PROTO_LIMIT ((uint64_t)INT32_MAX)
 oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
                          struct Onnx__ModelProto **out, oxp_diag *d);
-uint64_t oxp_ser_packed_size(const struct Onnx__ModelProto *m);
-/* Fails (nothing written) when the packed size passes OXP_PROTO_LIMIT.
- * size is oxp_ser_packed_size(m) when known, else 0. */
-oxp_status oxp_ser_pack(const struct Onnx__ModelProto *m, uint64_t size,
-                        oxp_sink *sink, oxp_diag *d);
+/* The packed size of m. Measuring records every message's size, which
+ * packing then reuses (proto_pack.c): m is measured once. */
+oxp_status oxp_ser_measure(struct Onnx__ModelProto *m, uint64_t *size,
+                           oxp_diag *d);
+/* Fails (nothing written) when the packed size passes OXP_PROTO_LIMIT. */
+oxp_status oxp_ser_pack(struct Onnx__ModelProto *m, oxp_sink *sink,
+                        oxp_diag *d);
 /* Bytes of tensor data in g (initializers and tensor attributes, all
  * blocks): what a progress display counts towards. */
 uint64_t oxp_graph_tensor_bytes(const oxp_graph *g);

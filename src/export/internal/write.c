@@ -326,8 +326,9 @@ static oxp_status build(writer *w, Onnx__ModelProto **m, oxp_ext **ext,
     st = open_reference(w, ext);
   else st = OXP_OK;
   if (st) return st;
-  if ((st = oxp_ser_build(w->g, w->o, *ext, m, w->d))) return st;
-  *size = oxp_ser_packed_size(*m);
+  if ((st = oxp_ser_build(w->g, w->o, *ext, m, w->d)) ||
+      (st = oxp_ser_measure(*m, size, w->d)))
+    return st;
   uint64_t limit = w->layout && w->layout->proto_limit ? w->layout->proto_limit
                                                        : OXP_PROTO_LIMIT;
   if (*ext || *size <= limit) return OXP_OK;
@@ -339,8 +340,7 @@ static oxp_status build(writer *w, Onnx__ModelProto **m, oxp_ext **ext,
        "tensors go to external data in %s",
        (double)*size / (1 << 30), w->data_name);
   if ((st = oxp_ser_build(w->g, w->o, *ext, m, w->d))) return st;
-  *size = oxp_ser_packed_size(*m);
-  return OXP_OK;
+  return oxp_ser_measure(*m, size, w->d);
 }
 
 oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
@@ -394,7 +394,7 @@ oxp_status oxp_write_file_ex(oxp_graph *g, const oxp_options *o,
     oxp_progress_total(prog, oxp_ext_copied(ext) + size);
     fd_sink fs = {.base = {.write = fd_write, .d = d}, .fd = model.fd,
                   .path = path, .fmap = fmap, .prog = prog};
-    st = oxp_ser_pack(m, size, &fs.base, d);
+    st = oxp_ser_pack(m, &fs.base, d);
   }
   /* A part of the model left out for want of memory must not reach the
    * target (oxp_arena_failed). */
