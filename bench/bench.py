@@ -2,7 +2,7 @@
 """onnxexp against torch.onnx.export: one table, every row measured now.
 
     /usr/bin/python3 bench/bench.py --onnxexp BUILD/src/cli/onnxexp
-        [--dir DIR] [--only encoder,chain,big] [--peer-timeout S] [--keep]
+        [--dir DIR] [--only encoder,chain,core,big] [--peer-timeout S] [--keep]
 
 Generates the models (bench/models.py) into DIR (default $BENCH_DIR or
 /tmp/onnxexp-bench; generation is skipped when a model is already there),
@@ -16,7 +16,9 @@ model held in memory, as the peer does, and compare its time inside the
 call (capture included) with the peer's; for the encoder also the
 capture alone (--library: the libonnxexp.so those children load). Then it
 checks the exported models in onnxruntime and prints each target of
-issues 8 and 21 with whether it was met. The 3 GB model is deleted
+issues 8 and 21 with whether it was met. The "core" rows (issue 22) count
+onnxexp's instructions per IR line with callgrind (independent of the
+machine's load), peak RSS per node, and time a 1,000,000-node graph. The 3 GB model is deleted
 afterwards unless --keep.
 """
 
@@ -337,6 +339,65 @@ class Bench:
                         "CPU %.1f vs %.1f us/op = %.2fx (10k: %.1f); wall %.1f vs %.1f = %.2fx"
                         % (c50, c1, c50 / c1 if c1 else 0, c10, w50, w1, w50 / w1))
 
+    # ---- core speed (issue 22): instruction counts, memory per node ----------------
+
+    def instructions(self, ir, out):
+        """Instructions onnxexp executes on ir (callgrind): independent of the
+        machine's load, unlike wall time."""
+        r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                            self.a.onnxexp, ir, "-o", out, "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for line in r.stderr.decode().splitlines():
+            if "Collected :" in line and r.returncode == 0:
+                return int(line.split(":")[-1].strip().replace(",", ""))
+        return None
+
+    def core(self):
+        if not shutil.which("valgrind"):
+            self.target("core: instructions per IR line", None, "valgrind is not installed")
+            return
+        per_line = {}
+        for name in ("chain1k", "chain10k", "chain50k"):
+            self.gen(name)
+            ir = os.path.join(self.model_dir(name), "model.ir")
+            with open(ir, "rb") as f:
+                text = f.read()
+            lines = text.count(b"\n") + 1
+            out = os.path.join(self.dir, "core_" + name + ".onnx")
+            n = self.instructions(ir, out)
+            ox = self.onnxexp(name, out)
+            per_line[name] = n / lines if n else None
+            # Peak RSS beyond the input text (which onnxexp maps), per IR node.
+            rss_node = (ox.rss - len(text)) / (lines - 1) if ox.ok else None
+            self.row(name, "core", ox, None, "%s instructions, %s per IR line (%d lines); peak RSS %s per node "
+                     "beyond the %s of text" % ("{:,}".format(n) if n else "-",
+                                                "{:,.0f}".format(per_line[name]) if n else "-", lines,
+                                                "%.0f B" % rss_node if rss_node else "-", fmt_mb(len(text))))
+            if name == "chain10k":
+                self.target("core: <= 5,000 instructions per IR line on chain10k", bool(n) and per_line[name] <= 5000,
+                            "{:,.0f}".format(per_line[name]) if n else "callgrind failed")
+            if name == "chain50k":
+                self.target("core: <= 600 B of peak RSS per IR node on chain50k", rss_node is not None and
+                            rss_node <= 600, "%.0f B" % rss_node if rss_node else "onnxexp failed")
+        if all(per_line.values()):
+            lo, hi = min(per_line.values()), max(per_line.values())
+            self.target("core: instructions per IR line within 10% from 1k to 50k", hi <= 1.1 * lo,
+                        ", ".join("%s %s" % (k, "{:,.0f}".format(v)) for k, v in per_line.items()))
+        # A million-node flat graph, as tests/deep generates it.
+        sys.path.insert(0, os.path.join(TOP, "tests", "deep"))
+        import gen_deep  # noqa: E402
+        ir = os.path.join(self.dir, "chain1000000.ir")
+        if not os.path.exists(ir):
+            gen_deep.write("chain", 1000000, ir)
+        out = os.path.join(self.dir, "core_chain1m.onnx")
+        r = best_of(1, [self.a.onnxexp, ir, "-o", out, "-q"], outputs=(out,))
+        r.size = sizes([out]) if r.ok else None
+        self.row("chain1m", "core", r, None, "1,000,000 nodes (tests/deep/gen_deep.py)")
+        self.target("core: a 1,000,000-node graph in under 2 s wall", r.ok and r.wall < 2,
+                    fmt_s(r.wall) if r.ok else "onnxexp failed: " + r.err.strip()[-200:])
+        for f in (out,):
+            if os.path.exists(f):
+                os.remove(f)
+
     # ---- 3: 3 GB ---------------------------------------------------------------
 
     def ort(self, jobs):
@@ -449,7 +510,7 @@ class Bench:
         for r in self.rows:
             print(line(r))
         print()
-        print("targets (issues 8 and 21):")
+        print("targets (issues 8, 21 and 22):")
         for text, met, detail in self.targets:
             mark = "MET   " if met else ("MISSED" if met is False else "N/A   ")
             print("  [%s] %-66s %s" % (mark, text, detail))
@@ -460,7 +521,7 @@ def main():
     ap.add_argument("--onnxexp", required=True)
     ap.add_argument("--library", help="libonnxexp.so for the Python rows (default: beside the CLI's build)")
     ap.add_argument("--dir", default=os.environ.get("BENCH_DIR", "/tmp/onnxexp-bench"))
-    ap.add_argument("--only", default="encoder,chain,big")
+    ap.add_argument("--only", default="encoder,chain,core,big")
     ap.add_argument("--peer-timeout", type=int, default=900)
     ap.add_argument("--no-peer-chain50k", action="store_true", help="skip the slowest peer run")
     ap.add_argument("--keep", action="store_true", help="keep the 3 GB model afterwards")
@@ -481,6 +542,8 @@ def main():
         b.encoder()
     if "chain" in parts:
         b.chains()
+    if "core" in parts:
+        b.core()
     if "big" in parts:
         b.big()
     b.print()

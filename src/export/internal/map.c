@@ -5,10 +5,10 @@
 
 #include "oxp.h"
 
-static uint64_t hash(const char *s) {
+static uint32_t hash(const char *s) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
+  return (uint32_t)(h ^ (h >> 32));
 }
 
 void oxp_map_init(oxp_map *m, oxp_arena *a) {
@@ -16,40 +16,48 @@ void oxp_map_init(oxp_map *m, oxp_arena *a) {
   m->arena = a;
 }
 
-static size_t slot(const char **keys, size_t cap, const char *key) {
-  size_t i = hash(key) & (cap - 1);
-  while (keys[i] && strcmp(keys[i], key) != 0) i = (i + 1) & (cap - 1);
+static size_t slot(const oxp_map *m, const char *key, uint32_t h) {
+  size_t i = h & (m->cap - 1);
+  while (m->keys[i] && (m->hashes[i] != h || strcmp(m->keys[i], key) != 0))
+    i = (i + 1) & (m->cap - 1);
   return i;
 }
 
 void *oxp_map_get(const oxp_map *m, const char *key) {
   if (!m->cap) return NULL;
-  size_t i = slot(m->keys, m->cap, key);
+  size_t i = slot(m, key, hash(key));
   return m->keys[i] ? m->vals[i] : NULL;
 }
 
+/* Keys are distinct, so moving them needs no strcmp; the stored hashes
+ * spare hashing them again. */
 static bool grow(oxp_map *m) {
   size_t cap = m->cap ? m->cap * 2 : 64;
-  const char **keys = oxp_alloc(m->arena, cap * sizeof *keys);
-  void **vals = oxp_alloc(m->arena, cap * sizeof *vals);
-  if (!keys || !vals) return false;
+  oxp_map g = {.arena = m->arena, .cap = cap, .len = m->len,
+               .keys = oxp_alloc(m->arena, cap * sizeof *g.keys),
+               .vals = oxp_alloc(m->arena, cap * sizeof *g.vals),
+               .hashes = oxp_alloc(m->arena, cap * sizeof *g.hashes)};
+  if (!g.keys || !g.vals || !g.hashes) return false;
   for (size_t i = 0; i < m->cap; i++) {
     if (!m->keys[i]) continue;
-    size_t j = slot(keys, cap, m->keys[i]);
-    keys[j] = m->keys[i];
-    vals[j] = m->vals[i];
+    size_t j = m->hashes[i] & (cap - 1);
+    while (g.keys[j]) j = (j + 1) & (cap - 1);
+    g.keys[j] = m->keys[i];
+    g.vals[j] = m->vals[i];
+    g.hashes[j] = m->hashes[i];
   }
-  m->keys = keys;
-  m->vals = vals;
-  m->cap = cap;
+  *m = g;
   return true;
 }
 
 bool oxp_map_put(oxp_map *m, const char *key, void *val) {
-  if ((m->len + 1) * 4 > m->cap * 3 && !grow(m)) return false;
-  size_t i = slot(m->keys, m->cap, key);
+  /* At most half full: linear probing's chains stay short. */
+  if ((m->len + 1) * 2 > m->cap && !grow(m)) return false;
+  uint32_t h = hash(key);
+  size_t i = slot(m, key, h);
   if (!m->keys[i]) {
     m->keys[i] = key;
+    m->hashes[i] = h;
     m->len++;
   }
   m->vals[i] = val;

@@ -116,6 +116,7 @@ typedef struct {
   oxp_arena *arena;
   const char **keys;
   void **vals;
+  uint32_t *hashes; /* of each key: most probes end without a strcmp */
   size_t cap, len;
 } oxp_map;
 void oxp_map_init(oxp_map *m, oxp_arena *a);
