@@ -6,7 +6,7 @@
  * One walk in graph order with a hash map keyed by the node's signature,
  * so the pass is linear. Nodes with blocks, with random outputs, or with
  * tensor attributes are left alone. */
-#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "passes.h"
@@ -18,22 +18,49 @@ typedef struct {
   bool ok;
 } sig;
 
-static void put(sig *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sig *s, const char *fmt, ...) {
+/* The signature is text (the map's keys are C strings) written without
+ * printf, which was most of this pass's time: numbers in hexadecimal,
+ * floats by their bits (NaNs all alike, -0 apart from 0, as "%.17g"
+ * would have it), strings with their length in front. */
+static void put_mem(sig *s, const char *p, size_t n) {
   if (!s->ok) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) { s->ok = false; return; }
-    if ((size_t)n < s->cap - s->len) { s->len += (size_t)n; return; }
-    size_t nc = s->cap * 2 + (size_t)n;
+  if (s->cap - s->len <= n) {
+    size_t nc = s->cap * 2 + n;
     char *nb = oxp_realloc(s->a, s->buf, s->cap, nc);
     if (!nb) { s->ok = false; return; }
     s->buf = nb;
     s->cap = nc;
   }
+  memcpy(s->buf + s->len, p, n);
+  s->len += n;
+}
+
+static void put_ch(sig *s, char c) { put_mem(s, &c, 1); }
+
+static void put_u(sig *s, uint64_t v) {
+  char t[16];
+  int n = 0;
+  do t[15 - n++] = "0123456789abcdef"[v & 15]; while (v >>= 4);
+  put_mem(s, t + 16 - n, (size_t)n);
+}
+
+static void put_i(sig *s, long long v) {
+  if (v < 0) put_ch(s, '-');
+  put_u(s, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+static void put_f(sig *s, double f) {
+  uint64_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  if (f != f) put_ch(s, 'n');
+  else put_u(s, bits);
+}
+
+static void put_s(sig *s, const char *str) {
+  size_t n = strlen(str);
+  put_u(s, n);
+  put_ch(s, ':');
+  put_mem(s, str, n);
 }
 
 static bool random_op(const char *op) {
@@ -47,20 +74,27 @@ static const char *signature(sig *s, const oxp_node *n) {
   if (!op || n->nblocks || random_op(op)) return NULL;
   s->len = 0;
   s->ok = true;
-  s->buf[0] = 0;
-  put(s, "%s|%d", n->kind, n->noutputs);
-  for (int i = 0; i < n->ninputs; i++) put(s, "|%d", n->inputs[i] ? n->inputs[i]->id : -1);
+  put_s(s, n->kind);
+  put_ch(s, '|');
+  put_i(s, n->noutputs);
+  for (int i = 0; i < n->ninputs; i++) {
+    put_ch(s, '|');
+    put_i(s, n->inputs[i] ? n->inputs[i]->id : -1);
+  }
   for (const oxp_attr *a = n->attrs; a; a = a->next) {
-    put(s, "|%s=", a->name);
+    put_ch(s, '|');
+    put_s(s, a->name);
+    put_ch(s, "ifsIF"[a->kind == OXP_A_INT ? 0 : a->kind == OXP_A_FLOAT ? 1 : a->kind == OXP_A_STR ? 2
+                                                : a->kind == OXP_A_INTS ? 3 : 4]);
     switch (a->kind) {
-    case OXP_A_INT: put(s, "i%lld", (long long)a->i); break;
-    case OXP_A_FLOAT: put(s, "f%.17g", a->f); break;
-    case OXP_A_STR: put(s, "s%zu:%s", strlen(a->s ? a->s : ""), a->s ? a->s : ""); break;
+    case OXP_A_INT: put_i(s, (long long)a->i); break;
+    case OXP_A_FLOAT: put_f(s, a->f); break;
+    case OXP_A_STR: put_s(s, a->s ? a->s : ""); break;
     case OXP_A_INTS:
-      for (int k = 0; k < a->n; k++) put(s, "%lld,", (long long)a->ints[k]);
+      for (int k = 0; k < a->n; k++) put_i(s, (long long)a->ints[k]), put_ch(s, ',');
       break;
     case OXP_A_FLOATS:
-      for (int k = 0; k < a->n; k++) put(s, "%.17g,", a->floats[k]);
+      for (int k = 0; k < a->n; k++) put_f(s, a->floats[k]), put_ch(s, ',');
       break;
     default: return NULL;
     }

@@ -238,16 +238,6 @@ static bool cache_put(oxp_pctx *c, const char *p, size_t n, oxp_type *ty) {
  * before (a copy: passes may change a value's type), else parsed. */
 static oxp_type *sized_tensor(oxp_pctx *c, oxp_tok t, int dt) {
   size_t n = tensor_text(c, t);
-  oxp_type_cache *tc = &c->types;
-  if (n && tc->cap) {
-    size_t i = cache_slot(tc, t.p, n);
-    if (tc->text[i]) {
-      oxp_type *ty = oxp_type_copy(c->a, tc->type[i]);
-      if (!ty) return oxp_pnomem(c, &t.loc), NULL;
-      c->lx.pos = (size_t)(t.p + n - c->lx.s); /* one line: line stays */
-      return ty;
-    }
-  }
   oxp_type *ty = oxp_type_tensor(c->a, dt, -1, NULL);
   if (!ty) return oxp_pnomem(c, &t.loc), NULL;
   if (!tensor_args(c, ty)) return NULL;
@@ -261,6 +251,20 @@ static oxp_type *sized_tensor(oxp_pctx *c, oxp_tok t, int dt) {
 /* Out of line: tensor_args' dims would otherwise sit in every frame of
  * the recursion over tuple types. */
 static OXP_OUT_OF_LINE oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
+  /* Most types of a graph repeat one another's text: look that up before
+   * telling what the name is (only sized tensor types are cached). */
+  oxp_type_cache *tc = &c->types;
+  size_t n;
+  size_t after = (size_t)(t.p + t.n - c->lx.s);
+  if (tc->cap && after < c->lx.len && t.p[t.n] == '(' && (n = tensor_text(c, t))) {
+    size_t i = cache_slot(tc, t.p, n);
+    if (tc->text[i]) {
+      oxp_type *ty = oxp_type_copy(c->a, tc->type[i]);
+      if (!ty) return oxp_pnomem(c, &t.loc), NULL;
+      c->lx.pos = (size_t)(t.p + n - c->lx.s); /* one line: line stays */
+      return ty;
+    }
+  }
   for (size_t i = 0; i < sizeof SCALAR_TYPES / sizeof *SCALAR_TYPES; i++)
     if (oxp_lx_is_word(t, SCALAR_TYPES[i].name))
       return new_type(c, SCALAR_TYPES[i].kind);
