@@ -63,8 +63,17 @@ static oxp_value *bias(oxp_sctx *c, oxp_node *n, const oxp_qval *x, oxp_value *w
     oxp_sym_fail(c, OXP_ERR_INTERNAL, "%s: per-channel scale of unknown size", n->kind);
     return NULL;
   }
-  oxp_value *bz = axis >= 0 ? oxp_sym_const(c, oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT32, 1, &ch))
-                            : oxp_sym_const_scalar(c, 0, OXP_DT_INT32);
+  oxp_value *bz;
+  if (axis >= 0) {
+    oxp_tensor *zeros = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT32, 1, &ch);
+    if (!zeros) {
+      oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    bz = oxp_sym_const(c, zeros);
+  } else {
+    bz = oxp_sym_const_scalar(c, 0, OXP_DT_INT32);
+  }
   oxp_node *d = bz ? oxp_sym_op(c, "DequantizeLinear", (oxp_value *[]){qb, bs, bz}, 3, 1) : NULL;
   if (!d) return NULL;
   if (axis >= 0) oxp_attr_set_i(d, "axis", 0);

@@ -141,12 +141,13 @@ static oxp_value *constant(packer *p, const oxp_st_entry *e, const char *name) {
   return v;
 }
 
+/* key: the whole key, or its suffix after the input's name (".bias"). */
 static oxp_status bad_part(packer *p, const oxp_value *in, const char *key,
                            const char *why) {
   oxp_loc loc = input_loc(p, in);
   return oxp_fail(p->d, OXP_ERR_WEIGHTS, &loc, NULL,
-                  "packed params %%%s: weight '%s' %s (docs/quantized.md)",
-                  in->name, key, why);
+                  "packed params %%%s: weight '%s%s' %s (docs/quantized.md)",
+                  in->name, key[0] == '.' ? in->name : "", key, why);
 }
 
 /* Checks entry e against spec s (wdt: the weight's dtype). */
@@ -201,10 +202,9 @@ static oxp_status make_parts(packer *p, int i) {
   }
   const oxp_tensor *sc = &es[OXP_PK_SCALE]->t, *zp = &es[OXP_PK_ZERO_POINT]->t;
   if (sc->rank != zp->rank || (sc->rank == 1 && sc->dims[0] != zp->dims[0]))
-    return bad_part(p, in, oxp_sprintf(p->g->arena, "%s.weight.zero_point", in->name),
-                    "must have the scale's shape");
+    return bad_part(p, in, ".weight.zero_point", "must have the scale's shape");
   if ((sc->rank == 1) != (es[OXP_PK_AXIS] != NULL))
-    return bad_part(p, in, oxp_sprintf(p->g->arena, "%s.weight.axis", in->name),
+    return bad_part(p, in, ".weight.axis",
                     sc->rank == 1 ? "is needed by a per-channel scale"
                                   : "goes only with a per-channel scale");
   p->parts[i] = vals;
