@@ -16,6 +16,7 @@ import sys
 
 import torch
 
+from . import _qpack
 from ._errors import ExportError
 
 # torch dtype -> onnxexp_dtype (numbered as onnx.TensorProto.DataType)
@@ -203,6 +204,7 @@ def capture(model, args):
     args = utils._decide_input_format(model, args)
     if isinstance(args, (torch.Tensor, int, float, bool)):
         args = (args,)
+    eager = model
     model = utils._pre_trace_quant_model(model, args)
     with _tracer_without_copy():
         graph, params, _, _ = utils._create_jit_graph(model, args)
@@ -212,6 +214,16 @@ def capture(model, args):
     n_user = len(inputs) - len(params)
     tensors = []
     for name, p in zip(inputs[n_user:], params):
+        # a quantized layer's packed weights: their parts, as
+        # docs/quantized.md names them
+        packed = _qpack.find(eager, name) if isinstance(p, tuple) else None
+        if packed is not None:
+            try:
+                parts = _qpack.unpack(name, packed)
+            except ValueError as e:
+                raise ExportError(str(e)) from None
+            tensors.extend((k, _bindable("parameter %r" % k, t)) for k, t in parts)
+            continue
         tensors.append((name, _bindable("parameter %r" % name, p)))
     seen = set()
     for n in _walk(graph):

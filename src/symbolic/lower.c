@@ -8,6 +8,7 @@
 #include "lower_ctx.h"
 #include "../export/internal/passes.h"
 #include "s_control.h"
+#include "s_quantized.h"
 
 oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src) {
   return src && src->id < c->src->nvalues ? c->env[src->id] : NULL;
@@ -93,6 +94,10 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   if (is_structural(n)) return OXP_OK;
   if (oxp_kind_is(n, "prim::ListUnpack") || oxp_kind_is(n, "prim::TupleUnpack"))
     return lower_unpack(c, n);
+  /* Quantized tensors: quantized:: symbolics read them themselves, other
+   * ops only through the dequantize-and-requantize rows (s_quantized.c). */
+  if (strncmp(n->kind, "quantized::", 11) != 0 && oxp_q_has_input(c, n))
+    return finish(c, n, oxp_q_args(c, n, oxp_map_get(&c->syms, n->kind)));
   oxp_custom_fn cfn;
   void *user;
   oxp_status st;
@@ -260,6 +265,11 @@ static oxp_status add_outputs(oxp_sctx *c, oxp_value *v) {
     return OXP_OK;
   }
   oxp_pack *p = oxp_lower_pack(c, v);
+  if (p && p->quant)
+    return oxp_fail(c->d, OXP_ERR_UNSUPPORTED, NULL, NULL,
+                    "graph output %%%s is a quantized tensor, which ONNX has no "
+                    "type for: dequantize it in the model (a DeQuantStub)",
+                    v->name ? v->name : "?");
   if (p) {
     for (int i = 0; i < p->n; i++)
       if (p->vals[i] && !oxp_block_add_output(c->dst->top, p->vals[i]))

@@ -5,10 +5,13 @@
 
 #include "sym.h"
 
-/* A lowered list or tuple: the ONNX values of its elements. */
+/* A lowered list or tuple: the ONNX values of its elements. With quant
+ * set, a quantized tensor instead (s_quantized.c): {integer tensor,
+ * scale, zero point}, as torch's exporter keeps one in a tuple. */
 typedef struct {
   oxp_value **vals;
   int n;
+  bool quant;
 } oxp_pack;
 
 struct oxp_sctx {

@@ -51,6 +51,8 @@ static const fx_case FX_CASES[] = {
     {"big_weight_inline", "@big_weight", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_FILE, true},
     {"mlp_to_buffer", "mlp", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_BUFFER},
     {"mlp_pretty", "mlp", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_PRETTY},
+    /* packed params bound from the sidecar, quantized tensors lowered */
+    {"quantized", "q_functional", ONNXEXP_EXTERNAL_DATA_NONE, false, TO_FILE},
 };
 enum { FX_NCASES = sizeof FX_CASES / sizeof FX_CASES[0] };
 

@@ -679,6 +679,24 @@ def compare_arrays(ref, got, rtol, atol, values=True):
     return True, err, ""
 
 
+def compare_quantized(ref, got, meta):
+    """meta "compare": "quantized" (docs/quantized.md, "Tolerance"): outputs
+    in steps of meta "quant_step" (the output's scale); every element within
+    "quant_max_steps" steps and a fraction "quant_min_within_one" of them
+    within one step. (ok, max_abs_err, detail)"""
+    ok, err, detail = compare_arrays(ref, got, 0.0, np.inf)
+    if not ok:
+        return ok, err, detail
+    step = float(meta["quant_step"])
+    steps = np.round(np.abs(got.astype(np.float64) - ref.astype(np.float64)) / step)
+    worst, within = int(steps.max()) if steps.size else 0, float(np.mean(steps <= 1)) if steps.size else 1.0
+    limit, frac = int(meta.get("quant_max_steps", 1)), float(meta.get("quant_min_within_one", 1.0))
+    if worst > limit or within < frac:
+        return False, err, "%d quantization steps at worst (limit %d); %.1f%% of %d elements within one step " \
+            "(limit %.1f%%)" % (worst, limit, 100 * within, steps.size, 100 * frac)
+    return True, err, ""
+
+
 def compare(case):
     meta = case.meta
     rtol = meta.get("rtol", 1e-4)
@@ -711,7 +729,10 @@ def compare(case):
             if k not in got:
                 case.fail("compare", label + "onnxruntime output lacks %s" % k)
                 return
-            ok, err, detail = compare_arrays(ref[k], got[k], rtol, atol, values and i not in random_outs)
+            if meta.get("compare") == "quantized":
+                ok, err, detail = compare_quantized(ref[k], got[k], meta)
+            else:
+                ok, err, detail = compare_arrays(ref[k], got[k], rtol, atol, values and i not in random_outs)
             if err is not None:
                 worst = max(worst, err)
             if not ok:

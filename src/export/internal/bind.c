@@ -275,8 +275,10 @@ oxp_status oxp_bind_weights(oxp_graph *g, const oxp_safetensors *st,
   if (st) {
     b.used = oxp_alloc(g->arena, sizeof *b.used * (size_t)(st->nentries + 1));
     if (!b.used) return nomem(&b);
-    if ((s = bind_inputs(&b))) return s;
   }
+  /* Packed params first: their class-typed inputs then leave the graph. */
+  if ((s = oxp_bind_packed(g, st, b.used, d))) return s;
+  if (st && (s = bind_inputs(&b))) return s;
   if ((s = bind_block(&b, g->top))) return s;
   if (st && warn) warn_unbound(&b, warn, warn_user);
   return OXP_OK;

@@ -497,5 +497,11 @@ void oxp_st_close(oxp_safetensors *st);
  * prim::Constant nodes. Unbound tensors are reported through warn. */
 oxp_status oxp_bind_weights(oxp_graph *g, const oxp_safetensors *st,
                             oxp_warn_fn warn, void *warn_user, oxp_diag *d);
+/* The packed params of quantized layers (bind_packed.c, packed.h): each
+ * quantized op's packed input becomes constants from st (marked in used,
+ * one flag per entry; NULL with st), and the class-typed graph inputs
+ * leave the graph. Called by oxp_bind_weights. */
+oxp_status oxp_bind_packed(oxp_graph *g, const oxp_safetensors *st, bool *used,
+                           oxp_diag *d);
 
 #endif

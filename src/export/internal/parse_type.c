@@ -132,9 +132,14 @@ static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
 }
 
 /* Dtype of Float, Long, ... and of FloatTensor-style names; -1 if the
- * name is not a tensor type, 0 for plain Tensor. */
+ * name is not a tensor type, 0 for plain Tensor and for quantized tensors
+ * (QUInt8, ...): no ONNX dtype is theirs, and their values lower to an
+ * integer tensor with a scale and zero point (s_quantized.h). */
 static int tensor_dtype(oxp_tok t) {
+  static const char *const quantized[] = {"QUInt8", "QInt8", "QInt32", "QUInt4x2", "QUInt2x4"};
   if (oxp_lx_is_word(t, "Tensor")) return 0;
+  for (size_t i = 0; i < sizeof quantized / sizeof *quantized; i++)
+    if (oxp_lx_is_word(t, quantized[i])) return 0;
   int dt = oxp_dtype_from_torch_name(t.p, t.n);
   if (!dt && t.n > 6 && memcmp(t.p + t.n - 6, "Tensor", 6) == 0)
     dt = oxp_dtype_from_torch_name(t.p, t.n - 6);

@@ -839,6 +839,30 @@ static oxp_status r_dropout(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   return OXP_OK;
 }
 
+/* ---- quantization ------------------------------------------------------------ */
+
+/* QuantizeLinear: input 0's shape in the zero point's type (uint8 when
+ * absent); DequantizeLinear: input 0's shape in the scale's type. */
+static oxp_status r_quantize(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+  oxp_shape zp;
+  IN(0, &out[0]);
+  if (n->ninputs > 2 && n->inputs[2]) {
+    IN(2, &zp);
+    out[0].dtype = zp.dtype;
+  } else {
+    out[0].dtype = OXP_DT_UINT8;
+  }
+  return OXP_OK;
+}
+
+static oxp_status r_dequantize(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+  oxp_shape sc;
+  IN(0, &out[0]);
+  IN(1, &sc);
+  out[0].dtype = sc.dtype;
+  return OXP_OK;
+}
+
 /* ---- the table ----------------------------------------------------------------- */
 
 const oxp_shape_rule_entry oxp_shape_rules[] = {
@@ -885,5 +909,6 @@ const oxp_shape_rule_entry oxp_shape_rules[] = {
     {"BatchNormalization", r_batch_norm},
     {"InstanceNormalization", oxp_r_same},
     {"LayerNormalization", r_layer_norm}, {"Dropout", r_dropout},
+    {"QuantizeLinear", r_quantize}, {"DequantizeLinear", r_dequantize},
 };
 const int oxp_nshape_rules = sizeof oxp_shape_rules / sizeof oxp_shape_rules[0];

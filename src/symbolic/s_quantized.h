@@ -1,0 +1,41 @@
+/* s_quantized.h: quantized tensors while lowering (s_quantized*.c). A
+ * quantized TorchScript value lowers to a pack marked quant: its integer
+ * tensor (uint8 / int8), its scale (float32 0-d) and zero point (0-d, the
+ * integer tensor's type). Ops read it dequantized and write it quantized,
+ * so ONNX sees DequantizeLinear -> float op -> QuantizeLinear around each
+ * one, the form torch's exporter emits and onnxruntime fuses. */
+#ifndef OXP_S_QUANTIZED_H
+#define OXP_S_QUANTIZED_H
+
+#include "ops.h"
+
+typedef struct {
+  oxp_value *q, *scale, *zp;
+} oxp_qval;
+
+/* Does any input of n (or any element of a list input) hold a quantized
+ * tensor? */
+bool oxp_q_has_input(oxp_sctx *c, oxp_node *n);
+/* n, an op other than quantized::*, with quantized inputs: the rows of
+ * quant_args.def say how (fn: n's float symbolic, or NULL). */
+oxp_status oxp_q_args(oxp_sctx *c, oxp_node *n, oxp_symbolic_fn fn);
+
+/* Source value v as a quantized tensor; false after a diagnostic naming
+ * n when it is not one. */
+bool oxp_q_value(oxp_sctx *c, oxp_node *n, oxp_value *v, oxp_qval *out);
+static inline bool oxp_q_in(oxp_sctx *c, oxp_node *n, int i, oxp_qval *out) {
+  return oxp_q_value(c, n, oxp_sym_src(n, i), out);
+}
+/* DequantizeLinear of q (float32). */
+oxp_value *oxp_q_dequant(oxp_sctx *c, const oxp_qval *q);
+/* The output scale and zero point of a quantized op, inputs si and
+ * si + 1 (constants or tensors), the zero point in zdt (uint8 / int8). */
+bool oxp_q_params(oxp_sctx *c, oxp_node *n, int si, int zdt, oxp_value **scale,
+                  oxp_value **zp);
+/* QuantizeLinear of the float32 value f, bound to output i of n. */
+oxp_status oxp_q_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *f,
+                         oxp_value *scale, oxp_value *zp);
+/* Element type of a quantized tensor's integer values. */
+int oxp_q_dtype(const oxp_qval *q);
+
+#endif
