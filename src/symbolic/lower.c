@@ -11,19 +11,19 @@
 #include "s_quantized.h"
 
 oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src) {
-  return src && src->id < c->src->nvalues ? c->env[src->id] : NULL;
+  return src && src->id < c->nenv ? c->env[src->id] : NULL;
 }
 
 oxp_pack *oxp_lower_pack(oxp_sctx *c, oxp_value *src) {
-  return src && src->id < c->src->nvalues ? c->packs[src->id] : NULL;
+  return src && src->id < c->nenv ? c->packs[src->id] : NULL;
 }
 
 void oxp_lower_bind(oxp_sctx *c, oxp_value *src, oxp_value *dst) {
-  if (src && src->id < c->src->nvalues) c->env[src->id] = dst;
+  if (src && src->id < c->nenv) c->env[src->id] = dst;
 }
 
 void oxp_lower_bind_pack(oxp_sctx *c, oxp_value *src, oxp_pack *p) {
-  if (src && src->id < c->src->nvalues) c->packs[src->id] = p;
+  if (src && src->id < c->nenv) c->packs[src->id] = p;
 }
 
 int oxp_lower_scalar_dtype(const oxp_type *t) {
@@ -339,6 +339,7 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
   c->dst = oxp_graph_new(a, src->file);
   c->env = oxp_alloc(a, sizeof *c->env * (size_t)(src->nvalues + 1));
   c->packs = oxp_alloc(a, sizeof *c->packs * (size_t)(src->nvalues + 1));
+  c->nenv = src->nvalues + 1;
   if (!c->dst || !c->env || !c->packs)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   c->cur = c->dst->top;

@@ -21,6 +21,8 @@ struct oxp_sctx {
   oxp_diag *d;
   int opset;
   oxp_value **env;         /* src value id -> lowered value */
+  int nenv;                /* entries of env and packs: the source graph's values when
+                              lowering began (symbolics may add source values later) */
   oxp_pack **packs;        /* src value id -> lowered list/tuple */
   oxp_node *node;          /* src node being lowered, for diagnostics */
   oxp_map syms;            /* op name -> oxp_symbolic_fn at this opset */
