@@ -67,6 +67,11 @@ oxp_value *oxp_m_maxmin(oxp_sctx *c, bool is_max, oxp_value *a, oxp_value *b,
 /* A bool tensor shaped like x, all v. */
 oxp_value *oxp_m_fill_bool(oxp_sctx *c, oxp_value *x, bool v);
 
+/* Integer a & m, a | m, a ^ m (op 'a', 'o', 'x') below opset 18 with a
+ * constant operand, in dtype dt (s_bitwise_int.c); a named error when
+ * it cannot be exact. */
+oxp_status oxp_bitwise_int_below18(oxp_sctx *c, oxp_node *n, char op, int dt);
+
 /* ---- reductions ----------------------------------------------------------- */
 
 /* Reduction dims from input i: None or an empty list (when empty_all)
