@@ -65,6 +65,23 @@ if(TARGET onnxexp)
     set_tests_properties(roundtrip.valgrind PROPERTIES TIMEOUT 600 LABELS "roundtrip;valgrind"
                          FIXTURES_REQUIRED fixtures)
   endif()
+  # Ops no TorchScript exporter maps (issue 20 part 2, fx_beyond.py),
+  # generated and checked on their own so they can run without the whole
+  # fixture set: ctest -R beyond
+  set(_rt_beyond beyond_exp_log beyond_sign beyond_nan_reduce beyond_scan beyond_cummax
+      beyond_order_stat beyond_search beyond_loss beyond_bits_const neg_beyond_bits_runtime
+      beyond_adaptive_uneven pool_err_adaptive_odd)
+  add_test(NAME fixtures.beyond
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/fixtures/gen_fixtures.py ${CMAKE_BINARY_DIR}/fixtures_beyond
+            -q --only ${_rt_beyond})
+  set_tests_properties(fixtures.beyond PROPERTIES TIMEOUT 300 LABELS roundtrip
+                       FIXTURES_SETUP fixtures_beyond)
+  add_test(NAME roundtrip.beyond
+    COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/roundtrip.py --onnxexp $<TARGET_FILE:onnxexp>
+            --fixtures ${CMAKE_BINARY_DIR}/fixtures_beyond --work ${CMAKE_BINARY_DIR}/roundtrip_beyond
+            --node ${ONNXEXP_NODE} -q -j 2 --only ${_rt_beyond})
+  set_tests_properties(roundtrip.beyond PROPERTIES TIMEOUT 300 LABELS roundtrip
+                       FIXTURES_REQUIRED fixtures_beyond)
   # the option checks of the harness (input sets, dim_params, expect,
   # expect_error lists, fed weights, determinism) catch planted faults
   add_test(NAME roundtrip.options_selftest
