@@ -1,4 +1,4 @@
-/* s_fft.c: fft_fft, fft_ifft and fft_rfft through ONNX DFT (opset 17;
+/* s_fft.c: fft_fft, fft_ifft, fft_rfft and fft_irfft through ONNX DFT (opset 17;
  * its axis is an input from 20), which no torch exporter maps. ONNX has
  * no complex tensors: a complex value is carried as float [..., 2] (real,
  * imaginary), DFT's own form, and may only be read by view_as_real
@@ -91,6 +91,69 @@ static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
 oxp_status oxp_s_fft_fft(oxp_sctx *c, oxp_node *n) { return fft(c, n, false, false); }
 oxp_status oxp_s_fft_ifft(oxp_sctx *c, oxp_node *n) { return fft(c, n, true, false); }
 oxp_status oxp_s_fft_rfft(oxp_sctx *c, oxp_node *n) { return fft(c, n, false, true); }
+
+/* fft_irfft(self, n, dim, norm): the Hermitian spectrum rebuilt in full
+ * (X[n - k] = conj(X[k])), an inverse DFT, its real part; torch's C2R
+ * transform ignores the imaginary parts that a real output cannot hold
+ * in the same way. */
+oxp_status oxp_s_fft_irfft(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x) return oxp_sym_status(c);
+  if (!is_complex(oxp_sym_in_type(n, 0)))
+    return oxp_sym_unsupported(c, "fft_irfft of a real tensor");
+  int r = oxp_sym_rank(x) - 1;
+  int64_t len = -1, dim = -1, d;
+  const char *norm = NULL;
+  if ((n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_need_int(c, n, 1, &len)) ||
+      (n->ninputs > 2 && !oxp_sym_need_int(c, n, 2, &dim)))
+    return oxp_sym_status(c);
+  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &norm))
+    return oxp_sym_unsupported(c, "a runtime norm");
+  if (r < 1 || !oxp_sym_axis(dim, r, &d))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank and a "
+                        "dim inside it", n->kind);
+  int64_t have = oxp_nn_dim(x, (int)d);
+  if (len < 0) len = 2 * (have - 1);
+  int64_t m = len / 2 + 1;
+  if (have < 1 || len < 1 || have < m)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs a static input length of "
+                        "at least n/2 + 1", n->kind);
+  int dt = oxp_sym_in_type(n, 0)->dtype == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE : OXP_DT_FLOAT;
+  int64_t s0 = 0;
+  oxp_value *parts[2] = {oxp_sym_slice(c, x, &d, &s0, &m, NULL, 1), NULL};
+  int np = 1;
+  if (len - m > 0) {
+    int64_t st = len - m, en = 0, step = -1;
+    oxp_value *t = oxp_sym_slice(c, x, &d, &st, &en, &step, 1);
+    float conj[2] = {1, -1};
+    oxp_value *cj = oxp_sym_const_f32s(c, conj, 2);
+    if (dt != OXP_DT_FLOAT) cj = oxp_sym_cast(c, cj, dt);
+    parts[np++] = oxp_sym_op2(c, "Mul", t, cj);
+  }
+  oxp_value *full = parts[0];
+  if (np > 1) {
+    oxp_node *cat = oxp_sym_op(c, "Concat", parts, 2, 1);
+    if (!cat) return oxp_sym_status(c);
+    oxp_attr_set_i(cat, "axis", d);
+    full = cat->outputs[0];
+  }
+  bool axis_input = oxp_sym_opset(c) >= 20;
+  oxp_value *ins[3] = {full, NULL, axis_input ? oxp_sym_const_i64(c, d) : NULL};
+  oxp_node *k = oxp_sym_op(c, "DFT", ins, axis_input ? 3 : 1, 1);
+  if (!k) return oxp_sym_status(c);
+  if (!axis_input) oxp_attr_set_i(k, "axis", d);
+  oxp_attr_set_i(k, "inverse", 1);
+  int64_t last = r, z = 0, one = 1;
+  oxp_value *y = oxp_sym_squeeze(c, oxp_sym_slice(c, k->outputs[0], &last, &z, &one, NULL, 1),
+                                 &last, 1);
+  double f = 1;
+  if (norm && strcmp(norm, "ortho") == 0) f = sqrt((double)len);
+  else if (norm && strcmp(norm, "forward") == 0) f = (double)len;
+  else if (norm && strcmp(norm, "backward") != 0)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
+  if (f != 1) y = oxp_sym_op2(c, "Mul", y, oxp_sym_const_scalar(c, f, dt));
+  return oxp_sym_set_out(c, n, 0, y);
+}
 
 /* view_as_real of a complex value carried as [..., 2]: the value itself. */
 oxp_status oxp_s_view_as_real(oxp_sctx *c, oxp_node *n) {
