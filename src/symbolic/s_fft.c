@@ -1,4 +1,4 @@
-/* s_fft.c: fft_fft, fft_ifft, fft_rfft and fft_irfft through ONNX DFT (opset 17;
+/* s_fft.c: fft_fft, fft_ifft, fft_rfft, fft_irfft and fft_fftn through ONNX DFT (opset 17;
  * its axis is an input from 20), which no torch exporter maps. ONNX has
  * no complex tensors: a complex value is carried as float [..., 2] (real,
  * imaginary), DFT's own form, and may only be read by view_as_real
@@ -91,6 +91,74 @@ static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
 oxp_status oxp_s_fft_fft(oxp_sctx *c, oxp_node *n) { return fft(c, n, false, false); }
 oxp_status oxp_s_fft_ifft(oxp_sctx *c, oxp_node *n) { return fft(c, n, true, false); }
 oxp_status oxp_s_fft_rfft(oxp_sctx *c, oxp_node *n) { return fft(c, n, false, true); }
+
+/* fft_fftn(self, s, dim, norm): one DFT per dim (all dims, or the last
+ * len(s) when only s is given), the norm factor applied once. */
+oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x || !complex_readers_ok(c, n)) return oxp_sym_status(c);
+  bool cx = is_complex(oxp_sym_in_type(n, 0));
+  int r = oxp_sym_rank(x) - (cx ? 1 : 0);
+  int64_t *sz = NULL, *dims = NULL;
+  int ns = 0, nd = 0;
+  const char *norm = NULL;
+  if ((n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_need_ints(c, n, 1, &sz, &ns)) ||
+      (n->ninputs > 2 && !oxp_sym_is_none(n, 2) && !oxp_sym_need_ints(c, n, 2, &dims, &nd)))
+    return oxp_sym_status(c);
+  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &norm))
+    return oxp_sym_unsupported(c, "a runtime norm");
+  if (r < 1 || r > OXP_NN_MAXD)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank", n->kind);
+  int64_t ax[OXP_NN_MAXD];
+  int k = nd ? nd : sz ? ns : r;
+  if (k > r || (sz && ns != k))
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: s and dim disagree", n->kind);
+  for (int j = 0; j < k; j++) {
+    int64_t want = nd ? dims[j] : r - k + j;
+    if (!oxp_sym_axis(want, r, &ax[j]))
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: dim %lld outside the input", n->kind,
+                          (long long)want);
+  }
+  int dt = cx ? (oxp_sym_in_type(n, 0)->dtype == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE
+                                                                    : OXP_DT_FLOAT)
+              : oxp_sym_out_dtype(n, 0, 0) == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE
+                                                                 : OXP_DT_FLOAT;
+  if (!cx) {
+    int64_t last = r;
+    x = oxp_sym_unsqueeze(c, oxp_sym_cast(c, x, dt), &last, 1);
+  }
+  double total = 1;
+  bool axis_input = oxp_sym_opset(c) >= 20;
+  for (int j = 0; j < k; j++) {
+    int64_t len = sz && sz[j] >= 0 ? sz[j] : oxp_nn_dim(x, (int)ax[j]);
+    if (len < 1)
+      return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the static length of "
+                          "each transformed dim", n->kind);
+    total *= (double)len;
+    oxp_value *ins[3] = {x, oxp_sym_const_i64(c, len),
+                         axis_input ? oxp_sym_const_i64(c, ax[j]) : NULL};
+    oxp_node *d = oxp_sym_op(c, "DFT", ins, axis_input ? 3 : 2, 1);
+    if (!d) return oxp_sym_status(c);
+    if (!axis_input) oxp_attr_set_i(d, "axis", ax[j]);
+    x = d->outputs[0];
+    int64_t dd[OXP_NN_MAXD + 1];
+    bool known = true;
+    for (int q = 0; q <= r; q++) known &= (dd[q] = oxp_nn_dim(ins[0], q)) >= 0;
+    dd[ax[j]] = len;
+    dd[r] = 2;
+    oxp_sym_set_type(c, x, dt, r + 1, known ? dd : NULL);
+  }
+  double f = 1;
+  if (norm && strcmp(norm, "ortho") == 0) f = 1 / sqrt(total);
+  else if (norm && strcmp(norm, "forward") == 0) f = 1 / total;
+  else if (norm && strcmp(norm, "backward") != 0)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
+  if (f != 1) {
+    x = oxp_sym_op2(c, "Mul", x, oxp_sym_const_scalar(c, f, dt));
+    oxp_sym_set_type(c, x, dt, r + 1, NULL);
+  }
+  return oxp_sym_set_out(c, n, 0, x);
+}
 
 /* fft_irfft(self, n, dim, norm): the Hermitian spectrum rebuilt in full
  * (X[n - k] = conj(X[k])), an inverse DFT, its real part; torch's C2R
