@@ -1,4 +1,4 @@
-/* s_search.c: searchsorted, which no torch exporter maps. The insertion
+/* s_search.c: searchsorted and isin, which no torch exporter maps. The insertion
  * point is a count, not a binary search: for a sorted sequence the
  * number of elements s with !(s >= v) (left) or !(s > v) (right) is
  * exactly where torch's binary search lands, NaN values included (they
@@ -47,4 +47,28 @@ oxp_status oxp_s_searchsorted(oxp_sctx *c, oxp_node *n) {
   oxp_value *cnt = oxp_sym_reduce(c, "ReduceSum", oxp_sym_cast(c, past, OXP_DT_INT64),
                                   &av, 1, false);
   return oxp_m_set_out(c, n, 0, i32 ? oxp_sym_cast(c, cnt, OXP_DT_INT32) : cnt);
+}
+
+/* isin(elements, test_elements, assume_unique, invert): any equal test
+ * element, by an elements x tests comparison (NaN is in nothing, as in
+ * torch). Elements or tests may be scalars. */
+oxp_status oxp_s_isin(oxp_sctx *c, oxp_node *n) {
+  bool invert = false;
+  if (n->ninputs > 3 && !oxp_sym_bool(n, 3, &invert))
+    return oxp_sym_unsupported(c, "isin with a runtime invert");
+  int dt = oxp_m_result_dtype(c, n, 0, 1);
+  if (!dt) return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: the operands' dtype "
+                               "is unknown", n->kind);
+  oxp_value *e, *t;
+  if (!oxp_m_pair(c, n, 0, 1, dt, &e, &t)) return oxp_sym_status(c);
+  int r = oxp_sym_rank(e);
+  if (r < 0) return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the rank of the "
+                                 "elements", n->kind);
+  t = oxp_sym_op2(c, "Reshape", t, oxp_sym_const_i64s(c, (int64_t[]){-1}, 1));
+  int64_t ax = r;
+  oxp_value *eq = oxp_m_compare(c, "Equal", oxp_sym_unsqueeze(c, e, &ax, 1), t, dt);
+  oxp_value *cnt = oxp_sym_reduce(c, "ReduceSum", oxp_sym_cast(c, eq, OXP_DT_INT64),
+                                  &ax, 1, false);
+  oxp_value *none = oxp_m_compare(c, "Equal", cnt, oxp_sym_const_i64(c, 0), OXP_DT_INT64);
+  return oxp_m_set_out(c, n, 0, invert ? none : oxp_sym_op1(c, "Not", none));
 }
