@@ -71,7 +71,7 @@ if(TARGET onnxexp)
   set(_rt_beyond beyond_exp_log beyond_sign beyond_nan_reduce beyond_scan beyond_cummax
       beyond_order_stat beyond_search beyond_loss beyond_bits_const neg_beyond_bits_runtime
       beyond_adaptive_uneven pool_err_adaptive_odd beyond_bessel beyond_fft neg_beyond_fft_complex
-      beyond_isin_addr)
+      beyond_isin_addr beyond_take_along beyond_rot90)
   add_test(NAME fixtures.beyond
     COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/fixtures/gen_fixtures.py ${CMAKE_BINARY_DIR}/fixtures_beyond
             -q --only ${_rt_beyond})
