@@ -52,7 +52,7 @@ bool oxp_nn_adaptive_uneven(oxp_sctx *c, oxp_node *n, oxp_value *x, bool is_max,
   }
   const char *op = is_max ? "ReduceMax" : "ReduceMean";
   for (int j = 0; j < k; j++) {
-    if (in[j] % o[j] == 0 && in[j] == o[j]) continue;
+    if (in[j] == o[j]) continue; /* nothing to pool along it */
     int64_t ax = r - k + j;
     oxp_value **parts = oxp_alloc(oxp_sym_arena(c), sizeof *parts * (size_t)o[j]);
     if (!parts) { *st = oxp_sym_status(c); return true; }
