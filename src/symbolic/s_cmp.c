@@ -67,7 +67,7 @@ oxp_status oxp_s_logical_not(oxp_sctx *c, oxp_node *n) { return logical(c, n, NU
 /* ---- bitwise ---------------------------------------------------------------- */
 
 /* &, |, ^: logical on bool; BitwiseAnd/Or/Xor on integers exist only
- * from opset 18. */
+ * from opset 18 (below it, s_bitwise_int.c). */
 static oxp_status bitwise(oxp_sctx *c, oxp_node *n, const char *op) {
   int dt = operand_dtype(c, n);
   oxp_value *a, *b;
@@ -75,11 +75,9 @@ static oxp_status bitwise(oxp_sctx *c, oxp_node *n, const char *op) {
   if (dt == OXP_DT_BOOL) return oxp_m_set_out(c, n, 0, oxp_sym_op2(c, op, a, b));
   if (!oxp_dtype_is_int(dt))
     return oxp_sym_unsupported(c, "a bitwise op on non-integer tensors");
-  if (oxp_sym_opset(c) < 18)
-    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-                        "%s: bitwise ops on integer tensors are not supported "
-                        "at opset %d (supported from opset 18)",
-                        n->kind, oxp_sym_opset(c));
+  if (oxp_sym_opset(c) < 18) /* arithmetic, with a constant operand */
+    return oxp_bitwise_int_below18(c, n, op[0] == 'A' ? 'a' : op[0] == 'O' ? 'o' : 'x',
+                                   dt);
   char name[16];
   snprintf(name, sizeof name, "Bitwise%s", op);
   return oxp_m_set_out(c, n, 0, oxp_sym_op2(c, name, a, b));

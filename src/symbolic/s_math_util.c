@@ -159,6 +159,24 @@ int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n) {
   return dt ? dt : oxp_m_result_dtype(c, n, 0, n->ninputs > 1 ? 1 : -1);
 }
 
+int oxp_m_float_dtype(oxp_sctx *c, oxp_node *n, int j) {
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (oxp_dtype_is_float(dt)) return dt;
+  dt = oxp_m_result_dtype(c, n, 0, j);
+  if (!dt) {
+    for (int k = 0; k < 2; k++) {
+      int i = k ? j : 0;
+      if (i >= 0 && !oxp_m_in_dtype(c, n, i) &&
+          !oxp_sym_need_dtype(c, oxp_sym_in(c, n, i)))
+        return 0;
+    }
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: the result dtype is unknown",
+                 n->kind);
+    return 0;
+  }
+  return oxp_dtype_is_float(dt) ? dt : OXP_DT_FLOAT;
+}
+
 bool oxp_m_pair(oxp_sctx *c, oxp_node *n, int i, int j, int dt, oxp_value **a,
                 oxp_value **b) {
   *a = oxp_sym_in_as(c, n, i, dt);

@@ -23,6 +23,11 @@ int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j);
 int oxp_m_promote(int a, int b);
 /* Output dtype of n, else the result type of inputs 0 and 1. */
 int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n);
+/* The dtype a float-valued op of inputs 0 and j (j < 0: only 0)
+ * computes in: the traced output dtype, else their result type, with
+ * integers and bools in the default float. 0 after a located error when
+ * an input's dtype is unknown. */
+int oxp_m_float_dtype(oxp_sctx *c, oxp_node *n, int j);
 /* Inputs i and j in dtype dt. */
 bool oxp_m_pair(oxp_sctx *c, oxp_node *n, int i, int j, int dt, oxp_value **a,
                 oxp_value **b);
@@ -61,6 +66,11 @@ oxp_value *oxp_m_maxmin(oxp_sctx *c, bool is_max, oxp_value *a, oxp_value *b,
                         int dt);
 /* A bool tensor shaped like x, all v. */
 oxp_value *oxp_m_fill_bool(oxp_sctx *c, oxp_value *x, bool v);
+
+/* Integer a & m, a | m, a ^ m (op 'a', 'o', 'x') below opset 18 with a
+ * constant operand, in dtype dt (s_bitwise_int.c); a named error when
+ * it cannot be exact. */
+oxp_status oxp_bitwise_int_below18(oxp_sctx *c, oxp_node *n, char op, int dt);
 
 /* ---- reductions ----------------------------------------------------------- */
 

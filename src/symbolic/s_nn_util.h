@@ -50,5 +50,11 @@ bool oxp_nn_out_used(const oxp_node *n, int i);
  * torch's TrainingMode.TRAINING, which calls model.train() before
  * tracing, so an eval-traced graph still exports training behaviour). */
 bool oxp_nn_training(oxp_sctx *c, bool train);
+/* An adaptive pool (input 1 the output size) whose static input size is
+ * not a multiple of its output size, lowered as pools of torch's bins
+ * (s_adaptive_pool.c): true when it applies, the status in *st; false
+ * (nothing emitted) otherwise. */
+bool oxp_nn_adaptive_uneven(oxp_sctx *c, oxp_node *n, oxp_value *x, bool is_max,
+                            oxp_status *st);
 
 #endif

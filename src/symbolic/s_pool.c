@@ -1,6 +1,7 @@
 /* s_pool.c: max and average pooling, with indices, and the adaptive forms
  * whose windows are regular (global, or an input size that is a multiple
- * of the output size). Each is one MaxPool / AveragePool / Global*Pool. */
+ * of the output size). Each is one MaxPool / AveragePool / Global*Pool.
+ * Uneven adaptive windows: s_adaptive_pool.c. */
 #include <string.h>
 
 #include "s_nn_util.h"
@@ -301,6 +302,8 @@ oxp_status oxp_s_adaptive_avg_pool(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   pool_geo g;
   bool global;
+  oxp_status st;
+  if (x && oxp_nn_adaptive_uneven(c, n, x, false, &st)) return st;
   if (!x || !adaptive_geo(c, n, x, &g, &global)) return oxp_sym_status(c);
   if (global)
     return oxp_sym_set_out(c, n, 0, oxp_sym_op1(c, "GlobalAveragePool", x));
@@ -316,6 +319,8 @@ oxp_status oxp_s_adaptive_max_pool(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   pool_geo g;
   bool global;
+  oxp_status st;
+  if (x && oxp_nn_adaptive_uneven(c, n, x, true, &st)) return st;
   if (!x || !adaptive_geo(c, n, x, &g, &global)) return oxp_sym_status(c);
   if (global && !oxp_nn_out_used(n, 1))
     return oxp_sym_set_out(c, n, 0, oxp_sym_op1(c, "GlobalMaxPool", x));
