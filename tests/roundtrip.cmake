@@ -65,6 +65,15 @@ if(TARGET onnxexp)
     set_tests_properties(roundtrip.valgrind PROPERTIES TIMEOUT 600 LABELS "roundtrip;valgrind"
                          FIXTURES_REQUIRED fixtures)
   endif()
+  # PyTorch main's registry (issue 20, tests/fixtures/fx_main_registry.py):
+  # its fixtures generated and round-tripped on their own, a quick check
+  # of those ops that does not wait for every fixture
+  add_test(NAME roundtrip.main_registry
+    COMMAND sh -c "names=$(\"$0\" \"$1\" --list | grep '^main_') && \"$0\" \"$1\" \"$2\" -q --only $names && \"$0\" \"$3\" --onnxexp \"$4\" --fixtures \"$2\" --work \"$5\" --node \"$6\" -q --only $names"
+            ${ONNXEXP_PYTHON} ${_rt_dir}/fixtures/gen_fixtures.py ${CMAKE_BINARY_DIR}/fixtures_main
+            ${_rt_dir}/roundtrip/roundtrip.py $<TARGET_FILE:onnxexp> ${CMAKE_BINARY_DIR}/roundtrip_main
+            ${ONNXEXP_NODE})
+  set_tests_properties(roundtrip.main_registry PROPERTIES TIMEOUT 300 LABELS roundtrip)
   # the option checks of the harness (input sets, dim_params, expect,
   # expect_error lists, fed weights, determinism) catch planted faults
   add_test(NAME roundtrip.options_selftest
