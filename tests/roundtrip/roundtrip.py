@@ -25,6 +25,8 @@ meta.json:
   Further input sets (meta "input_sets" = N: inputs.K.safetensors and
   outputs.K.safetensors, K = 1..N) run in the same onnxruntime batch and are
   compared like the first one.
+  meta "plain_check": REASON runs check_model without full_check (onnx 1.12
+  shape-inference bugs, e.g. STFT's frame count), with REASON in the notes.
   meta "run": false checks the structure only (models onnxruntime cannot
   run, e.g. ATen nodes); meta "expect" adds structural checks (see
   check_expect); meta "compare": "shape_dtype" compares no values
@@ -379,7 +381,12 @@ def check(case, producer):
                 n.op_type = "ATen_checked_as_custom_op"
         case.notes.append("ATen nodes checked as custom ops")
     try:
-        if case.opset <= ONNX_MAX_KNOWN_OPSET:
+        if case.opset <= ONNX_MAX_KNOWN_OPSET and case.meta.get("plain_check"):
+            # meta "plain_check": why onnx 1.12's shape inference is wrong
+            # for this model (onnxruntime still runs and compares it)
+            onnx.checker.check_model(checked)
+            case.notes.append("plain check_model only: " + case.meta["plain_check"])
+        elif case.opset <= ONNX_MAX_KNOWN_OPSET:
             with _quiet_fds(checked is not model):
                 onnx.checker.check_model(checked, full_check=True)
         else:
