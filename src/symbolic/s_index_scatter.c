@@ -238,8 +238,14 @@ oxp_status oxp_s_bucketize(oxp_sctx *c, oxp_node *n) {
   if (r < 0) return oxp_sym_unsupported(c, "bucketize of unknown rank");
   int64_t ax = r;
   oxp_value *xu = oxp_sym_unsqueeze(c, x, &ax, 1);
+  /* torch's binary search counts the boundaries b with !(b >= x) (left)
+   * or !(x < b) (right), so a NaN on either side counts: NaN lands past
+   * the end. Greater alone would give 0 for a NaN x. */
   oxp_value *cmp = right ? oxp_sym_op1(c, "Not", oxp_sym_op2(c, "Less", xu, b))
                          : oxp_sym_op2(c, "Greater", xu, b);
+  if (!right && oxp_dtype_is_float(dt))
+    cmp = oxp_sym_op2(c, "Or", cmp, oxp_sym_op2(c, "Or", oxp_sym_op1(c, "IsNaN", xu),
+                                                 oxp_sym_op1(c, "IsNaN", b)));
   oxp_value *cnt = oxp_sym_reduce(c, "ReduceSum", oxp_sym_cast(c, cmp, OXP_DT_INT64), &ax, 1, false);
   if (x->type) oxp_sym_set_type(c, cnt, OXP_DT_INT64, r, x->type->dims);
   return oxp_sym_set_out(c, n, 0, i32 ? oxp_sym_cast(c, cnt, OXP_DT_INT32) : cnt);
