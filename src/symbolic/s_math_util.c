@@ -361,18 +361,25 @@ bool oxp_m_dtype_arg(oxp_sctx *c, oxp_node *n, int i, oxp_value **x) {
   return *x != NULL;
 }
 
-oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
-                       int dt) {
+bool oxp_m_static_count(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                        int k, double *cnt) {
   int r = oxp_sym_rank(x);
   const oxp_type *t = x ? x->type : NULL;
   bool fixed = r >= 0 && t && t->dims && oxp_sym_options(c)->n_dynamic_axes == 0;
-  double cnt = 1;
+  *cnt = 1;
   for (int j = 0; fixed && j < (k ? k : r); j++) {
     int64_t d = t->dims[k ? dims[j] : j];
     if (d < 0) fixed = false;
-    cnt *= (double)d;
+    *cnt *= (double)d;
   }
-  if (fixed) return oxp_sym_const_scalar(c, cnt, dt);
+  return fixed;
+}
+
+oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                       int dt) {
+  double cnt;
+  if (oxp_m_static_count(c, x, dims, k, &cnt))
+    return oxp_sym_const_scalar(c, cnt, dt);
   oxp_value *shape = oxp_sym_op1(c, "Shape", x);
   oxp_sym_set_type(c, shape, OXP_DT_INT64, 1, NULL);
   if (k) {
@@ -387,4 +394,16 @@ oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
   oxp_value *p = oxp_sym_reduce(c, "ReduceProd", shape, NULL, 0, false);
   oxp_sym_set_type(c, p, OXP_DT_INT64, 0, NULL);
   return oxp_m_to(c, p, dt);
+}
+
+oxp_value *oxp_m_mean(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                      bool keep, int dt) {
+  double cnt;
+  if (oxp_m_static_count(c, x, dims, k, &cnt) && cnt > 0)
+    return oxp_sym_reduce(c, "ReduceMean", x, dims, k, keep);
+  /* Over no elements torch's mean is 0/0, NaN; onnxruntime's ReduceMean
+   * gives 0. The sum over the count is NaN there and the mean elsewhere. */
+  oxp_value *s = oxp_sym_reduce(c, "ReduceSum", x, dims, k, keep);
+  oxp_sym_set_type(c, s, dt, -1, NULL);
+  return oxp_sym_op2(c, "Div", s, oxp_m_count(c, x, dims, k, dt));
 }

@@ -75,5 +75,13 @@ bool oxp_m_dtype_arg(oxp_sctx *c, oxp_node *n, int i, oxp_value **x);
  * of dtype dt: a constant when the shape is static, else from Shape. */
 oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
                        int dt);
+/* That number when the shape makes it known at export time. */
+bool oxp_m_static_count(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                        int k, double *cnt);
+/* The mean of x (of float dtype dt) over dims, NaN over no elements as in
+ * torch: ReduceMean when the count is known and nonzero, else the sum
+ * over the count. */
+oxp_value *oxp_m_mean(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                      bool keep, int dt);
 
 #endif

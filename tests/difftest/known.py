@@ -150,11 +150,6 @@ KNOWN = [
     # ---- onnxexp: wrong values or dtypes
     K("all-any-uint8", "onnxexp", ALL, "all/any of a uint8 tensor: torch returns uint8, onnxexp bool", "mismatch-script-all",
       lambda s, v, o: s.op in ("all", "any") and _dt(v[0]) == torch.uint8),
-    K("std-var-one-element", "onnxexp", ALL, "unbiased std/var over one element: torch gives NaN (0/0), onnxexp -0.0",
-      "mismatch-trace-std", lambda s, v, o: s.op in ("std", "var", "std_mean", "var_mean") and not _has_nan(v[0]) and
-      any(_has_nan(x) for x in o)),
-    K("mean-empty", "onnxexp", ALL, "mean over an empty dim: torch gives NaN, the export 0", "mismatch-trace-mean",
-      lambda s, v, o: s.op in ("mean", "var_mean", "std_mean") and _empty(v[0])),
     K("clamp-inf", "onnxexp", ALL, "clamp/clamp_max/clamp_min of -inf/inf: the export's Clip bounds are +-FLT_MAX, so "
       "infinities come out finite", "mismatch-trace-clamp_max",
       lambda s, v, o: s.op in ("clamp", "clamp_max", "clamp_min", "hardtanh") and _has_inf(v[0])),
