@@ -204,8 +204,38 @@ static oxp_status unary(oxp_sctx *c, oxp_node *n, const char *op) {
   return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, oxp_sym_in(c, n, 0)));
 }
 
-oxp_status oxp_s_neg(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Neg"); }
-oxp_status oxp_s_relu(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Relu"); }
+/* Neg has no unsigned form: torch's uint8 negation wraps, 256 - x (0
+ * for 0), exact in int32 and back in range for the Cast. */
+oxp_status oxp_s_neg(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x || oxp_sym_dtype(x) != OXP_DT_UINT8) return unary(c, n, "Neg");
+  oxp_value *xi = oxp_m_to(c, x, OXP_DT_INT32);
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, OXP_DT_INT32);
+  oxp_value *y = oxp_sym_op3(c, "Where", oxp_sym_op2(c, "Equal", xi, zero), xi,
+      oxp_sym_op2(c, "Sub", oxp_sym_const_scalar(c, 256, OXP_DT_INT32), xi));
+  oxp_sym_set_type(c, y, OXP_DT_INT32, -1, NULL);
+  return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, OXP_DT_UINT8));
+}
+
+/* Relu is float-only before opset 14 and never unsigned (onnxruntime
+ * implements it for int8 and int32): relu of an unsigned tensor is the
+ * tensor, of another integer one max(x, 0), in int32 for the narrow
+ * types. */
+oxp_status oxp_s_relu(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int dt = x ? oxp_sym_dtype(x) : 0;
+  if (!x || !dt || oxp_dtype_is_float(dt) ||
+      (oxp_sym_opset(c) >= 14 && (dt == OXP_DT_INT8 || dt == OXP_DT_INT32)))
+    return unary(c, n, "Relu");
+  if (dt == OXP_DT_UINT8 || dt == OXP_DT_UINT16 || dt == OXP_DT_UINT32 ||
+      dt == OXP_DT_UINT64)
+    return oxp_m_set_out(c, n, 0, x);
+  int w = oxp_m_arith_dtype(c, dt);
+  oxp_value *y = oxp_m_maxmin(c, true, oxp_m_to(c, x, w),
+                              oxp_sym_const_scalar(c, 0, w), w);
+  oxp_sym_set_type(c, y, w, -1, NULL);
+  return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, dt));
+}
 oxp_status oxp_s_sigmoid(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Sigmoid"); }
 oxp_status oxp_s_tanh(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Tanh"); }
 

@@ -133,12 +133,6 @@ KNOWN = [
     K("unary-float-op-on-int", "onnxexp", ALL, "sigmoid/tanh of an integer or bool tensor: torch computes in float32, "
       "onnxexp emits Sigmoid/Tanh on the integer type (onnx.checker: unsupported type)", "invalid-trace-sigmoid",
       lambda s, v, o: s.op in ("sigmoid", "tanh") and _isint(v[0])),
-    K("neg-uint8", "onnxexp", ALL, "neg of a uint8 tensor: ONNX Neg has no uint8 (invalid model)", "invalid-trace-neg",
-      lambda s, v, o: s.op == "neg" and _dt(v[0]) == torch.uint8),
-    K("relu-uint8", "onnxexp", ALL, "relu of a uint8 tensor: ONNX Relu has no uint8 (invalid model)", "invalid-trace-relu",
-      lambda s, v, o: s.op in ("relu", "relu6", "hardtanh", "threshold") and _dt(v[0]) == torch.uint8),
-    K("celu-not-f32", "onnxexp", ALL, "celu of float64/float16: ONNX Celu is float32 only (invalid model)", "invalid-trace-celu",
-      lambda s, v, o: s.op == "celu" and _dt(v[0]) != torch.float32),
     K("bool-add-mul", "onnxexp", ALL, "add/mul of two bool tensors: ONNX Add/Mul have no bool (invalid model)",
       "invalid-trace-add-bool", lambda s, v, o: s.op in ("add", "mul", "sub", "rsub") and o and _dt(o[0]) == torch.bool),
     K("square-bool", "onnxexp", ("script", "dynamic"), "square of a bool tensor in a scripted graph (invalid model)",
@@ -175,17 +169,12 @@ KNOWN = [
       (s.kind == "assign" and s.op not in INDEXY and len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 and
        (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack", "max", "min", "maximum", "minimum") or
         any(isinstance(x, torch.Tensor) and x.dim() == 0 for x in v)))),
-    K("nan-shrink-threshold", "onnxexp", ALL, "hardshrink/softshrink/threshold of NaN: torch passes NaN through, the "
-      "export's comparisons send it to the other branch (0, or the threshold value)", "mismatch-trace-hardshrink",
-      lambda s, v, o: s.op in ("hardshrink", "softshrink", "threshold") and _has_nan(v[0])),
     K("lerp-inf", "onnxexp", ALL, "lerp with infinite start/end: torch's formula gives inf, the export's "
       "start + w*(end-start) NaN", "mismatch-trace-lerp", lambda s, v, o: s.op == "lerp" and any(_has_inf(x) for x in v)),
     K("floor-div-inf", "onnxexp", ALL, "floor division / remainder / fmod with infinite operands (also after promotion, "
       "int32 -> float16) or a zero float divisor: torch gives NaN, the export's Floor(Div) gives inf",
       "mismatch-trace-div", lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or
                                              "rounding_mode" in s.template) and o and _promoted_nonfinite(v, o[0])),
-    K("shrink-f64", "onnxexp", ALL, "softshrink/hardshrink of float64: computed in float32", "mismatch-trace-softshrink",
-      lambda s, v, o: s.op in ("softshrink", "hardshrink") and _dt(v[0]) == torch.float64),
     K("reshape-zero", "onnxexp", ALL, "reshape/view to a shape with a 0: ONNX Reshape copies the input's dim for a 0 "
       "unless allowzero=1, so [0, 0, 1] of a [3, 0, 1] tensor becomes [3, 0, 1]", "mismatch-trace-reshape",
       lambda s, v, o: s.op in ("reshape", "view", "unflatten") and o and _empty(o[0]) and 0 in list(o[0].shape)),
