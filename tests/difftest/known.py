@@ -197,9 +197,6 @@ KNOWN = [
     K("pool-kernel-too-big", "onnxexp", ALL, "max_pool/avg_pool with a kernel larger than the padded input: torch "
       "gives an empty result, the export's MaxPool has a negative output size (invalid model)", "invalid-trace-max_pool1d",
       lambda s, v, o: s.op in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d") and o and _empty(o[0])),
-    K("rshift-negative", "onnxexp", ALL, ">> of negative signed integers: torch shifts arithmetically (floor), the "
-      "export rounds toward zero (-3 >> 7 gives 0, not -1)", "mismatch-trace-__rshift__",
-      lambda s, v, o: s.op == "__rshift__" and isinstance(v[0], torch.Tensor) and v[0].numel() and bool((v[0] < 0).any())),
     K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
       "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
       "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
