@@ -67,7 +67,7 @@ static oxp_value *divide(oxp_sctx *c, oxp_value *a, oxp_value *b, char mode,
   }
   oxp_value *q = oxp_sym_op2(c, "Div", a, b);
   oxp_sym_set_type(c, q, dt, -1, NULL);
-  if (mode == 't') return oxp_m_trunc(c, q);
+  if (mode == 't') return oxp_m_trunc(c, q, dt);
   if (mode == 'f') return oxp_sym_op1(c, "Floor", q);
   return q;
 }

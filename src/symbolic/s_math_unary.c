@@ -105,7 +105,7 @@ static oxp_status rounding(oxp_sctx *c, oxp_node *n, const char *op) {
   if (!x) return oxp_sym_status(c);
   if (!oxp_dtype_is_float(oxp_m_in_dtype(c, n, 0)))
     return oxp_m_set_out(c, n, 0, x);
-  if (!op) return oxp_m_set_out(c, n, 0, oxp_m_trunc(c, x));
+  if (!op) return oxp_m_set_out(c, n, 0, oxp_m_trunc(c, x, oxp_m_in_dtype(c, n, 0)));
   return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, x));
 }
 

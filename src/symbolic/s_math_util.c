@@ -244,10 +244,20 @@ oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
   return oxp_m_to(c, y, dt);
 }
 
-oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v) {
-  oxp_value *fl = oxp_sym_op1(c, "Floor", oxp_sym_op1(c, "Abs", v));
-  oxp_value *y = oxp_sym_op2(c, "Mul", oxp_sym_op1(c, "Sign", v), fl);
-  oxp_sym_set_type(c, y, oxp_sym_dtype(v), -1, NULL);
+oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v, int dt) {
+  /* Floor(|x|) times -1 or 1 by x's sign bit: Sign(x) * Floor(|x|) makes
+   * -0.0 and (-1, 0) +0.0, onnxruntime's Floor and Ceil drop the sign of
+   * a zero result, and its Where that of a selected -0.0. The sign bit is
+   * x < 0 or 1 / x < 0 (-0.0). */
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, dt);
+  oxp_value *m = oxp_sym_op1(c, "Floor", oxp_sym_op1(c, "Abs", v));
+  oxp_value *inv = oxp_sym_op2(c, "Div", oxp_sym_const_scalar(c, 1, dt), v);
+  oxp_sym_set_type(c, inv, dt, -1, NULL);
+  oxp_value *neg = oxp_sym_op2(c, "Or", oxp_m_compare(c, "Less", v, zero, dt),
+                               oxp_m_compare(c, "Less", inv, zero, dt));
+  oxp_value *y = oxp_sym_op2(c, "Mul", m, oxp_sym_op3(c, "Where", neg,
+      oxp_sym_const_scalar(c, -1, dt), oxp_sym_const_scalar(c, 1, dt)));
+  oxp_sym_set_type(c, y, dt, -1, NULL);
   return y;
 }
 

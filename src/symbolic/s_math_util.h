@@ -48,8 +48,8 @@ oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
 /* Integer floor division (Div truncates toward zero). */
 oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
                                int dt);
-/* trunc(v) for floating v: no Trunc op exists. */
-oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v);
+/* trunc(v) for v of floating dtype dt: no Trunc op exists. */
+oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v, int dt);
 /* Elementwise Greater/Less ("Greater", "Less", "GreaterOrEqual",
  * "LessOrEqual", "Equal") of a and b of dtype dt, in forms the opset
  * defines for that dtype (NaN compares false, as in torch). */

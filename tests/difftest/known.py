@@ -345,11 +345,6 @@ KNOWN = [
       lambda s, v, o: s.op in ("where", "masked_fill") and any(
           isinstance(x, torch.Tensor) and x.dtype.is_floating_point and bool(((x == 0) & torch.signbit(x)).any())
           for x in v)),
-    K("trunc-negative-zero", "onnxexp", ALL, "trunc (and div with rounding_mode='trunc') of -0.0 or of values in "
-      "(-1, 0): the export's Sign(x) * Floor(|x|) gives +0.0 for -0.0, torch -0.0 (visible through a division)",
-      "mismatch-trace-div_trunc", lambda s, v, o: (s.op == "trunc" or "rounding_mode='trunc'" in s.template) and o and
-      o[0].dtype.is_floating_point and bool(((o[0] == 0) & torch.signbit(o[0])).any())),
-    # ---- torch
     K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
       lambda s, v, o: s.op == "sign" and _has_nan(v[0])),
     # ---- onnx
