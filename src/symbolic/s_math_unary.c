@@ -94,6 +94,9 @@ oxp_status oxp_s_sign(oxp_sctx *c, oxp_node *n) {
 
 oxp_status oxp_s_square(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_m_out_dtype(c, n);
+  /* square is pow(x, 2): a bool tensor squares to int64 (scripted graphs
+   * leave the output untyped, and bool has no Mul). */
+  if (dt == OXP_DT_BOOL) dt = OXP_DT_INT64;
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Mul", x, x, dt));
 }

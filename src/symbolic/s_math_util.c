@@ -213,6 +213,10 @@ oxp_status oxp_m_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v) {
 oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
                        oxp_value *b, int dt) {
   int w = oxp_m_arith_dtype(c, dt);
+  /* torch adds bools as or and multiplies them as and; Add/Mul have no
+   * bool form. */
+  if (dt == OXP_DT_BOOL && (strcmp(op, "Add") == 0 || strcmp(op, "Mul") == 0))
+    op = op[0] == 'A' ? "Or" : "And";
   oxp_value *r = oxp_sym_op2(c, op, oxp_m_to(c, a, w), oxp_m_to(c, b, w));
   oxp_sym_set_type(c, r, w, -1, NULL);
   return oxp_m_to(c, r, dt);

@@ -133,10 +133,6 @@ KNOWN = [
     K("unary-float-op-on-int", "onnxexp", ALL, "sigmoid/tanh of an integer or bool tensor: torch computes in float32, "
       "onnxexp emits Sigmoid/Tanh on the integer type (onnx.checker: unsupported type)", "invalid-trace-sigmoid",
       lambda s, v, o: s.op in ("sigmoid", "tanh") and _isint(v[0])),
-    K("bool-add-mul", "onnxexp", ALL, "add/mul of two bool tensors: ONNX Add/Mul have no bool (invalid model)",
-      "invalid-trace-add-bool", lambda s, v, o: s.op in ("add", "mul", "sub", "rsub") and o and _dt(o[0]) == torch.bool),
-    K("square-bool", "onnxexp", ("script", "dynamic"), "square of a bool tensor in a scripted graph (invalid model)",
-      "invalid-script-square", lambda s, v, o: s.op == "square" and _dt(v[0]) == torch.bool),
     K("one-hot-0d", "onnxexp", ALL, "F.one_hot of a 0-d index tensor: OneHot needs indices of rank >= 1 (invalid model)",
       "invalid-trace-one_hot", lambda s, v, o: s.op == "one_hot" and v[0].dim() == 0),
     K("repeat-interleave-empty", "onnxexp", ALL, "repeat_interleave of an empty tensor: Reshape with 0 and -1 (invalid model)",
