@@ -236,8 +236,17 @@ oxp_status oxp_s_relu(oxp_sctx *c, oxp_node *n) {
   oxp_sym_set_type(c, y, w, -1, NULL);
   return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, dt));
 }
-oxp_status oxp_s_sigmoid(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Sigmoid"); }
-oxp_status oxp_s_tanh(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Tanh"); }
+/* A float-only op of an integer or bool tensor computes in the output's
+ * float dtype: torch's is the default float32 for such inputs. */
+static oxp_status float_unary(oxp_sctx *c, oxp_node *n, const char *op) {
+  int in = oxp_m_in_dtype(c, n, 0);
+  if (!in || oxp_dtype_is_float(in)) return unary(c, n, op);
+  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, oxp_sym_in_as(c, n, 0, dt)));
+}
+
+oxp_status oxp_s_sigmoid(oxp_sctx *c, oxp_node *n) { return float_unary(c, n, "Sigmoid"); }
+oxp_status oxp_s_tanh(oxp_sctx *c, oxp_node *n) { return float_unary(c, n, "Tanh"); }
 
 static bool gelu_tanh(oxp_node *n) {
   const char *approx = "none";

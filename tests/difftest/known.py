@@ -130,9 +130,6 @@ class Known:
 K = Known
 KNOWN = [
     # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
-    K("unary-float-op-on-int", "onnxexp", ALL, "sigmoid/tanh of an integer or bool tensor: torch computes in float32, "
-      "onnxexp emits Sigmoid/Tanh on the integer type (onnx.checker: unsupported type)", "invalid-trace-sigmoid",
-      lambda s, v, o: s.op in ("sigmoid", "tanh") and _isint(v[0])),
     K("one-hot-0d", "onnxexp", ALL, "F.one_hot of a 0-d index tensor: OneHot needs indices of rank >= 1 (invalid model)",
       "invalid-trace-one_hot", lambda s, v, o: s.op == "one_hot" and v[0].dim() == 0),
     K("repeat-interleave-empty", "onnxexp", ALL, "repeat_interleave of an empty tensor: Reshape with 0 and -1 (invalid model)",
