@@ -279,10 +279,6 @@ KNOWN = [
       "weight: onnxruntime multiplies it with the zero padding (NaN), torch skips padding taps",
       "mismatch-trace-conv1d", lambda s, v, o: s.op.startswith("conv") and len(v) > 1 and
       any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not bool(torch.isfinite(x).all()) for x in v[1:])),
-    K("f64-scalar-as-f32", "onnxexp", ALL, "a Python float operand of a float64 op (scatter, index_fill, masked_fill, "
-      "rsub, ...): the value goes through float32 (0.1 lands as 0.10000000149011612)", "mismatch-trace-masked_fill",
-      lambda s, v, o: o and _dt(o[0]) == torch.float64 and re.search(r"(?<![\w{])-?\d+\.\d*(e-?\d+)?", s.template)
-      is not None and s.op in F64_SCALAR_OPS),
     K("f64-float-attribute", "onnxexp", ALL, "leaky_relu/elu/celu/selu/hardsigmoid/hardswish/softplus/hardtanh of "
       "float64: the op's float attributes (alpha, ...) are float32, so the result is off at 1e-9",
       "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
@@ -309,10 +305,6 @@ KNOWN = [
     K("ort-gather-empty", "onnxruntime", ALL, "gather of an empty tensor with an index tensor larger in another dim: "
       "torch accepts it (nothing to read), onnxruntime's GatherElements refuses", "ort-error-dynamic-gather",
       lambda s, v, o: s.op in ("gather", "scatter", "scatter_add") and any(_empty(x) for x in v)),
-    K("copy-self-hang", "onnxexp", ALL, "x.copy_(y) where y is x or a view of it: onnxexp never returns (killed after "
-      "10 s)", "crash-trace-copy_-self", lambda s, v, o: s.op == "copy" and len(v) > 1 and
-      isinstance(v[1], torch.Tensor) and v[1].numel() > 0 and v[0].numel() > 0 and
-      v[0].storage().data_ptr() == v[1].storage().data_ptr()),
     K("ort-reducemax-nan", "onnxruntime", ALL, "max()/min() of a tensor holding NaN: torch gives NaN, onnxruntime's "
       "ReduceMax/ReduceMin skip it (so an `if x.max() > 0.5` takes the other branch)",
       "mismatch-script-masked_scatter__primIf-11-2",
