@@ -171,8 +171,6 @@ KNOWN = [
     K("reshape-zero", "onnxexp", ALL, "reshape/view to a shape with a 0: ONNX Reshape copies the input's dim for a 0 "
       "unless allowzero=1, so [0, 0, 1] of a [3, 0, 1] tensor becomes [3, 0, 1]", "mismatch-trace-reshape",
       lambda s, v, o: s.op in ("reshape", "view", "unflatten") and o and _empty(o[0]) and 0 in list(o[0].shape)),
-    K("tile-0d", "onnxexp", ALL, "tile/repeat of a 0-d tensor: Tile needs rank >= 1 (onnxruntime refuses the model)",
-      "ort-error-trace-tile", lambda s, v, o: s.op in ("tile", "repeat") and v[0].dim() == 0),
     K("layer-norm-empty", "onnxexp", ALL, "layer_norm over an empty normalized shape: Reshape with a 0 (invalid model)",
       "invalid-trace-layer_norm", lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm") and _empty(v[0])),
     K("cosine-similarity-broadcast", "onnxexp", ALL, "cosine_similarity of two tensors of different shapes "
