@@ -130,8 +130,6 @@ class Known:
 K = Known
 KNOWN = [
     # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
-    K("one-hot-0d", "onnxexp", ALL, "F.one_hot of a 0-d index tensor: OneHot needs indices of rank >= 1 (invalid model)",
-      "invalid-trace-one_hot", lambda s, v, o: s.op == "one_hot" and v[0].dim() == 0),
     K("repeat-interleave-empty", "onnxexp", ALL, "repeat_interleave of an empty tensor: Reshape with 0 and -1 (invalid model)",
       "invalid-trace-repeat_interleave", lambda s, v, o: s.op == "repeat_interleave" and _empty(v[0])),
     # ---- onnxexp: wrong values or dtypes
