@@ -189,6 +189,11 @@ KNOWN = [
     K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
       "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
       "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
+    K("pool-ceil-last-window", "onnxexp", ("dynamic",), "avg_pool/max_pool with ceil_mode=True and padding, on a "
+      "dynamic axis: torch drops a last window that would start in the right padding, the export's pool (ceil_mode=1) "
+      "keeps it (onnx.checker: inferred 4 against the declared 3; the peer gives the wrong shape)",
+      "pool-ceil-last-window", lambda s, v, o: s.op in ("avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d") and
+      "ceil_mode=True" in s.template),
     K("flatten-empty", "onnxexp", ALL, "flatten of an empty tensor over dims that include the empty one: the "
       "result's shape is wrong ([0, 4] for [12, 0])", "mismatch-trace-flatten",
       lambda s, v, o: s.op == "flatten" and _empty(v[0]) and o and tuple(o[0].shape) != tuple(v[0].shape)),
