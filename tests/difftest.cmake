@@ -54,3 +54,10 @@ add_test(NAME difftest.views_quick_scripted
           ${CMAKE_BINARY_DIR}/views-quick-scripted script)
 set_tests_properties(difftest.views_quick_traced difftest.views_quick_scripted
                      PROPERTIES TIMEOUT 600 LABELS difftest)
+
+# The reproducers of fixed bugs (tests/difftest/found/*, "fixed" in their
+# meta.json) replayed: each must stay fixed.
+add_test(NAME difftest.fixed
+  COMMAND ${ONNXEXP_PYTHON} ${_dt_dir}/catalog.py --fixed --onnxexp $<TARGET_FILE:onnxexp>
+          --node ${ONNXEXP_NODE})
+set_tests_properties(difftest.fixed PROPERTIES TIMEOUT 600 LABELS difftest)

@@ -4,6 +4,7 @@
  * uses. The in-place forms (relu6_ ...) share the functions. */
 #include <math.h>
 
+#include "s_math_util.h"
 #include "s_nn_util.h"
 
 static oxp_value *scalar(oxp_sctx *c, double v, oxp_value *like) {
@@ -20,8 +21,23 @@ static oxp_status unary_attrs(oxp_sctx *c, oxp_node *n, const char *op,
   return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }
 
+/* Clip of x to [lo, hi]; Clip takes integers only from opset 12, so
+ * before that they go through Max and Min (in int32 for the narrow
+ * types, which those kernels lack). */
+static oxp_value *clip(oxp_sctx *c, oxp_value *x, double lo, double hi) {
+  int dt = x ? oxp_sym_dtype(x) : 0;
+  if (!dt || oxp_dtype_is_float(dt) || oxp_sym_opset(c) >= 12)
+    return oxp_nn_clip(c, x, lo, hi);
+  int w = oxp_m_arith_dtype(c, dt);
+  oxp_value *y = oxp_m_to(c, x, w);
+  y = oxp_m_maxmin(c, true, y, oxp_sym_const_scalar(c, lo, w), w);
+  y = oxp_m_maxmin(c, false, y, oxp_sym_const_scalar(c, hi, w), w);
+  oxp_sym_set_type(c, y, w, -1, NULL);
+  return oxp_m_to(c, y, dt);
+}
+
 oxp_status oxp_s_relu6(oxp_sctx *c, oxp_node *n) {
-  return oxp_sym_set_out(c, n, 0, oxp_nn_clip(c, oxp_sym_in(c, n, 0), 0, 6));
+  return oxp_sym_set_out(c, n, 0, clip(c, oxp_sym_in(c, n, 0), 0, 6));
 }
 
 /* hardtanh(x, min_val, max_val) */
@@ -29,7 +45,7 @@ oxp_status oxp_s_hardtanh(oxp_sctx *c, oxp_node *n) {
   double lo, hi;
   if (!oxp_nn_float_arg(c, n, 1, -1, &lo) || !oxp_nn_float_arg(c, n, 2, 1, &hi))
     return oxp_sym_status(c);
-  return oxp_sym_set_out(c, n, 0, oxp_nn_clip(c, oxp_sym_in(c, n, 0), lo, hi));
+  return oxp_sym_set_out(c, n, 0, clip(c, oxp_sym_in(c, n, 0), lo, hi));
 }
 
 /* leaky_relu(x, negative_slope) */
@@ -95,17 +111,31 @@ oxp_status oxp_s_selu(oxp_sctx *c, oxp_node *n) {
   return unary_attrs(c, n, "Selu", NULL, NULL, 0);
 }
 
+/* celu(x, alpha) as torch computes it (elu with input scale 1/alpha):
+ * x > 0 ? x : (exp(x * (1/alpha)) - 1) * alpha. ONNX Celu is float32
+ * only and Elu's kernel too, so other dtypes take the formula. */
+static oxp_value *celu_formula(oxp_sctx *c, oxp_value *x, double a) {
+  oxp_value *e = oxp_sym_op1(c, "Exp", oxp_sym_op2(c, "Mul", x, scalar(c, 1 / a, x)));
+  oxp_value *neg = oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Sub", e, scalar(c, 1, x)),
+                               scalar(c, a, x));
+  return oxp_sym_op3(c, "Where", oxp_sym_op2(c, "Greater", x, scalar(c, 0, x)),
+                     x, neg);
+}
+
 /* celu(x, alpha): Celu from opset 12; before, alpha * Elu(x / alpha),
  * which is the same function. */
 oxp_status oxp_s_celu(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   double a;
   if (!x || !oxp_nn_float_arg(c, n, 1, 1, &a)) return oxp_sym_status(c);
+  int dt = oxp_nn_dtype(c, x);
+  if (!dt) return oxp_sym_status(c);
+  if (a == 0) return oxp_sym_unsupported(c, "celu with alpha 0");
+  if (dt != OXP_DT_FLOAT) return oxp_sym_set_out(c, n, 0, celu_formula(c, x, a));
   if (oxp_sym_opset(c) >= 12) {
     static const char *const names[] = {"alpha"};
     return unary_attrs(c, n, "Celu", names, &a, 1);
   }
-  if (a == 0) return oxp_sym_unsupported(c, "celu with alpha 0");
   oxp_node *k = oxp_nn_op1(c, "Elu", a == 1 ? x : oxp_sym_op2(c, "Div", x, scalar(c, a, x)));
   if (!k) return oxp_sym_status(c);
   oxp_attr_set_f(k, "alpha", 1);
@@ -148,25 +178,45 @@ oxp_status oxp_s_hardswish(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Mul", x, hard_sigmoid(c, x)));
 }
 
-/* hardshrink(x, lambd) / softshrink(x, lambd): Shrink with bias 0 / lambd. */
+/* hardshrink(x, lambd) = -lambd <= x <= lambd ? 0 : x, and
+ * softshrink(x, lambd) = x > lambd ? x - lambd : x < -lambd ? x + lambd
+ * : 0, as torch computes them: hardshrink passes NaN through (ONNX
+ * Shrink's comparisons send it to 0), and lambd keeps the input's
+ * precision (Shrink's attributes are float32). */
 static oxp_status shrink(oxp_sctx *c, oxp_node *n, bool soft) {
   double l;
-  if (!oxp_nn_float_arg(c, n, 1, 0.5, &l)) return oxp_sym_status(c);
-  static const char *const names[] = {"lambd", "bias"};
-  double vals[2] = {l, soft ? l : 0};
-  return unary_attrs(c, n, "Shrink", names, vals, 2);
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x || !oxp_nn_float_arg(c, n, 1, 0.5, &l)) return oxp_sym_status(c);
+  int dt = oxp_nn_dtype(c, x);
+  if (!dt) return oxp_sym_status(c);
+  oxp_value *lo = scalar(c, -l, x), *hi = scalar(c, l, x), *y;
+  if (soft) {
+    y = oxp_sym_op3(c, "Where", oxp_m_compare(c, "Less", x, lo, dt),
+                    oxp_sym_op2(c, "Add", x, hi), scalar(c, 0, x));
+    y = oxp_sym_op3(c, "Where", oxp_m_compare(c, "Greater", x, hi, dt),
+                    oxp_sym_op2(c, "Sub", x, hi), y);
+  } else {
+    oxp_value *in = oxp_sym_op2(c, "And", oxp_m_compare(c, "GreaterOrEqual", x, lo, dt),
+                                oxp_m_compare(c, "LessOrEqual", x, hi, dt));
+    y = oxp_sym_op3(c, "Where", in, scalar(c, 0, x), x);
+  }
+  return oxp_sym_set_out(c, n, 0, y);
 }
 oxp_status oxp_s_hardshrink(oxp_sctx *c, oxp_node *n) { return shrink(c, n, false); }
 oxp_status oxp_s_softshrink(oxp_sctx *c, oxp_node *n) { return shrink(c, n, true); }
 
-/* threshold(x, threshold, value) = x > threshold ? x : value */
+/* threshold(x, threshold, value) = x <= threshold ? value : x, so NaN
+ * passes through; narrow integers compare in int32 (onnxruntime has no
+ * comparison kernels for them). */
 oxp_status oxp_s_threshold(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x) return oxp_sym_status(c);
   int dt = oxp_nn_dtype(c, x);
-  oxp_value *th = oxp_sym_in_as(c, n, 1, dt), *v = oxp_sym_in_as(c, n, 2, dt);
-  oxp_value *y = oxp_sym_op3(c, "Where", oxp_sym_op2(c, "Greater", x, th), x, v);
-  return oxp_sym_set_out(c, n, 0, y);
+  if (!dt) return oxp_sym_status(c);
+  int w = oxp_dtype_is_float(dt) ? dt : oxp_m_arith_dtype(c, dt);
+  oxp_value *th = oxp_sym_in_as(c, n, 1, w), *v = oxp_sym_in_as(c, n, 2, dt);
+  oxp_value *le = oxp_m_compare(c, "LessOrEqual", oxp_m_to(c, x, w), th, w);
+  return oxp_sym_set_out(c, n, 0, oxp_sym_op3(c, "Where", le, v, x));
 }
 
 /* softplus(x, beta, threshold) = Softplus(beta x) / beta, and x where

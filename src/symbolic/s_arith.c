@@ -67,7 +67,7 @@ static oxp_value *divide(oxp_sctx *c, oxp_value *a, oxp_value *b, char mode,
   }
   oxp_value *q = oxp_sym_op2(c, "Div", a, b);
   oxp_sym_set_type(c, q, dt, -1, NULL);
-  if (mode == 't') return oxp_m_trunc(c, q);
+  if (mode == 't') return oxp_m_trunc(c, q, dt);
   if (mode == 'f') return oxp_sym_op1(c, "Floor", q);
   return q;
 }
@@ -204,10 +204,49 @@ static oxp_status unary(oxp_sctx *c, oxp_node *n, const char *op) {
   return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, oxp_sym_in(c, n, 0)));
 }
 
-oxp_status oxp_s_neg(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Neg"); }
-oxp_status oxp_s_relu(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Relu"); }
-oxp_status oxp_s_sigmoid(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Sigmoid"); }
-oxp_status oxp_s_tanh(oxp_sctx *c, oxp_node *n) { return unary(c, n, "Tanh"); }
+/* Neg has no unsigned form: torch's uint8 negation wraps, 256 - x (0
+ * for 0), exact in int32 and back in range for the Cast. */
+oxp_status oxp_s_neg(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (!x || oxp_sym_dtype(x) != OXP_DT_UINT8) return unary(c, n, "Neg");
+  oxp_value *xi = oxp_m_to(c, x, OXP_DT_INT32);
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, OXP_DT_INT32);
+  oxp_value *y = oxp_sym_op3(c, "Where", oxp_sym_op2(c, "Equal", xi, zero), xi,
+      oxp_sym_op2(c, "Sub", oxp_sym_const_scalar(c, 256, OXP_DT_INT32), xi));
+  oxp_sym_set_type(c, y, OXP_DT_INT32, -1, NULL);
+  return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, OXP_DT_UINT8));
+}
+
+/* Relu is float-only before opset 14 and never unsigned (onnxruntime
+ * implements it for int8 and int32): relu of an unsigned tensor is the
+ * tensor, of another integer one max(x, 0), in int32 for the narrow
+ * types. */
+oxp_status oxp_s_relu(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  int dt = x ? oxp_sym_dtype(x) : 0;
+  if (!x || !dt || oxp_dtype_is_float(dt) ||
+      (oxp_sym_opset(c) >= 14 && (dt == OXP_DT_INT8 || dt == OXP_DT_INT32)))
+    return unary(c, n, "Relu");
+  if (dt == OXP_DT_UINT8 || dt == OXP_DT_UINT16 || dt == OXP_DT_UINT32 ||
+      dt == OXP_DT_UINT64)
+    return oxp_m_set_out(c, n, 0, x);
+  int w = oxp_m_arith_dtype(c, dt);
+  oxp_value *y = oxp_m_maxmin(c, true, oxp_m_to(c, x, w),
+                              oxp_sym_const_scalar(c, 0, w), w);
+  oxp_sym_set_type(c, y, w, -1, NULL);
+  return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, dt));
+}
+/* A float-only op of an integer or bool tensor computes in the output's
+ * float dtype: torch's is the default float32 for such inputs. */
+static oxp_status float_unary(oxp_sctx *c, oxp_node *n, const char *op) {
+  int in = oxp_m_in_dtype(c, n, 0);
+  if (!in || oxp_dtype_is_float(in)) return unary(c, n, op);
+  int dt = oxp_sym_out_dtype(n, 0, OXP_DT_FLOAT);
+  return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, oxp_sym_in_as(c, n, 0, dt)));
+}
+
+oxp_status oxp_s_sigmoid(oxp_sctx *c, oxp_node *n) { return float_unary(c, n, "Sigmoid"); }
+oxp_status oxp_s_tanh(oxp_sctx *c, oxp_node *n) { return float_unary(c, n, "Tanh"); }
 
 static bool gelu_tanh(oxp_node *n) {
   const char *approx = "none";

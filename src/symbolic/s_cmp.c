@@ -145,11 +145,22 @@ static oxp_status shift(oxp_sctx *c, oxp_node *n, bool left) {
     oxp_attr_set_s(k, "direction", left ? "LEFT" : "RIGHT");
     return oxp_m_set_out(c, n, 0, k->outputs[0]);
   }
-  oxp_value *f = pow2(c, n, dt);
   oxp_value *y;
-  if (left) y = oxp_m_arith(c, "Mul", x, f, dt);
-  else if (oxp_dtype_is_float(dt)) y = oxp_sym_op2(c, "Div", x, f);
-  else y = oxp_m_floor_div_int(c, x, f, dt);
+  int64_t k;
+  if (left) y = oxp_m_arith(c, "Mul", x, pow2(c, n, dt), dt);
+  else if (oxp_dtype_is_float(dt)) y = oxp_sym_op2(c, "Div", x, pow2(c, n, dt));
+  else {
+    /* 2^y must fit the divisor's type (int8 >> 7 divides by 128): in
+     * int64 unless it does; the quotient fits dt again. */
+    if (!(oxp_sym_int(n, 1, &k) && k >= 0 &&
+          k < 8 * (int64_t)oxp_dtype_size(dt) - 1)) {
+      y = oxp_m_floor_div_int(c, oxp_m_to(c, x, OXP_DT_INT64),
+                              pow2(c, n, OXP_DT_INT64), OXP_DT_INT64);
+      y = oxp_m_to(c, y, dt);
+    } else {
+      y = oxp_m_floor_div_int(c, x, pow2(c, n, dt), dt);
+    }
+  }
   return oxp_m_set_out(c, n, 0, y);
 }
 

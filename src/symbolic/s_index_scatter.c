@@ -216,12 +216,17 @@ oxp_status oxp_s_one_hot(oxp_sctx *c, oxp_node *n) {
     depth = oxp_sym_op2(c, "Add", oxp_sym_reduce(c, "ReduceMax", x, NULL, 0, false),
                         oxp_sym_const_i64(c, 1));
   else depth = oxp_sym_in_as(c, n, 1, OXP_DT_INT64);
-  static const int64_t offon[2] = {0, 1};
-  oxp_node *o = depth ? oxp_sym_op(c, "OneHot", (oxp_value *[]){x, depth,
+  static const int64_t offon[2] = {0, 1}, axis0 = 0;
+  /* OneHot needs indices of rank >= 1: a 0-d index goes through [1]. */
+  bool scalar = oxp_sym_rank(x) == 0;
+  oxp_value *idx = scalar ? oxp_sym_unsqueeze(c, x, &axis0, 1) : x;
+  oxp_node *o = depth && idx ? oxp_sym_op(c, "OneHot", (oxp_value *[]){idx, depth,
                                    oxp_sym_const_i64s(c, offon, 2)}, 3, 1) : NULL;
   if (!o) return oxp_sym_status(c);
   oxp_attr_set_i(o, "axis", -1);
-  return oxp_sym_set_out(c, n, 0, o->outputs[0]);
+  oxp_value *y = o->outputs[0];
+  if (scalar) y = oxp_sym_squeeze(c, y, &axis0, 1);
+  return oxp_sym_set_out(c, n, 0, y);
 }
 
 /* bucketize(x, boundaries, out_int32, right): the number of boundaries

@@ -94,6 +94,9 @@ oxp_status oxp_s_sign(oxp_sctx *c, oxp_node *n) {
 
 oxp_status oxp_s_square(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_m_out_dtype(c, n);
+  /* square is pow(x, 2): a bool tensor squares to int64 (scripted graphs
+   * leave the output untyped, and bool has no Mul). */
+  if (dt == OXP_DT_BOOL) dt = OXP_DT_INT64;
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Mul", x, x, dt));
 }
@@ -105,7 +108,7 @@ static oxp_status rounding(oxp_sctx *c, oxp_node *n, const char *op) {
   if (!x) return oxp_sym_status(c);
   if (!oxp_dtype_is_float(oxp_m_in_dtype(c, n, 0)))
     return oxp_m_set_out(c, n, 0, x);
-  if (!op) return oxp_m_set_out(c, n, 0, oxp_m_trunc(c, x));
+  if (!op) return oxp_m_set_out(c, n, 0, oxp_m_trunc(c, x, oxp_m_in_dtype(c, n, 0)));
   return oxp_m_set_out(c, n, 0, oxp_sym_op1(c, op, x));
 }
 

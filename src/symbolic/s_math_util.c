@@ -231,6 +231,10 @@ oxp_status oxp_m_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *v) {
 oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
                        oxp_value *b, int dt) {
   int w = oxp_m_arith_dtype(c, dt);
+  /* torch adds bools as or and multiplies them as and; Add/Mul have no
+   * bool form. */
+  if (dt == OXP_DT_BOOL && (strcmp(op, "Add") == 0 || strcmp(op, "Mul") == 0))
+    op = op[0] == 'A' ? "Or" : "And";
   oxp_value *r = oxp_sym_op2(c, op, oxp_m_to(c, a, w), oxp_m_to(c, b, w));
   oxp_sym_set_type(c, r, w, -1, NULL);
   return oxp_m_to(c, r, dt);
@@ -262,10 +266,20 @@ oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
   return oxp_m_to(c, y, dt);
 }
 
-oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v) {
-  oxp_value *fl = oxp_sym_op1(c, "Floor", oxp_sym_op1(c, "Abs", v));
-  oxp_value *y = oxp_sym_op2(c, "Mul", oxp_sym_op1(c, "Sign", v), fl);
-  oxp_sym_set_type(c, y, oxp_sym_dtype(v), -1, NULL);
+oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v, int dt) {
+  /* Floor(|x|) times -1 or 1 by x's sign bit: Sign(x) * Floor(|x|) makes
+   * -0.0 and (-1, 0) +0.0, onnxruntime's Floor and Ceil drop the sign of
+   * a zero result, and its Where that of a selected -0.0. The sign bit is
+   * x < 0 or 1 / x < 0 (-0.0). */
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, dt);
+  oxp_value *m = oxp_sym_op1(c, "Floor", oxp_sym_op1(c, "Abs", v));
+  oxp_value *inv = oxp_sym_op2(c, "Div", oxp_sym_const_scalar(c, 1, dt), v);
+  oxp_sym_set_type(c, inv, dt, -1, NULL);
+  oxp_value *neg = oxp_sym_op2(c, "Or", oxp_m_compare(c, "Less", v, zero, dt),
+                               oxp_m_compare(c, "Less", inv, zero, dt));
+  oxp_value *y = oxp_sym_op2(c, "Mul", m, oxp_sym_op3(c, "Where", neg,
+      oxp_sym_const_scalar(c, -1, dt), oxp_sym_const_scalar(c, 1, dt)));
+  oxp_sym_set_type(c, y, dt, -1, NULL);
   return y;
 }
 
@@ -379,18 +393,25 @@ bool oxp_m_dtype_arg(oxp_sctx *c, oxp_node *n, int i, oxp_value **x) {
   return *x != NULL;
 }
 
-oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
-                       int dt) {
+bool oxp_m_static_count(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                        int k, double *cnt) {
   int r = oxp_sym_rank(x);
   const oxp_type *t = x ? x->type : NULL;
   bool fixed = r >= 0 && t && t->dims && oxp_sym_options(c)->n_dynamic_axes == 0;
-  double cnt = 1;
+  *cnt = 1;
   for (int j = 0; fixed && j < (k ? k : r); j++) {
     int64_t d = t->dims[k ? dims[j] : j];
     if (d < 0) fixed = false;
-    cnt *= (double)d;
+    *cnt *= (double)d;
   }
-  if (fixed) return oxp_sym_const_scalar(c, cnt, dt);
+  return fixed;
+}
+
+oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                       int dt) {
+  double cnt;
+  if (oxp_m_static_count(c, x, dims, k, &cnt))
+    return oxp_sym_const_scalar(c, cnt, dt);
   oxp_value *shape = oxp_sym_op1(c, "Shape", x);
   oxp_sym_set_type(c, shape, OXP_DT_INT64, 1, NULL);
   if (k) {
@@ -405,4 +426,16 @@ oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
   oxp_value *p = oxp_sym_reduce(c, "ReduceProd", shape, NULL, 0, false);
   oxp_sym_set_type(c, p, OXP_DT_INT64, 0, NULL);
   return oxp_m_to(c, p, dt);
+}
+
+oxp_value *oxp_m_mean(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                      bool keep, int dt) {
+  double cnt;
+  if (oxp_m_static_count(c, x, dims, k, &cnt) && cnt > 0)
+    return oxp_sym_reduce(c, "ReduceMean", x, dims, k, keep);
+  /* Over no elements torch's mean is 0/0, NaN; onnxruntime's ReduceMean
+   * gives 0. The sum over the count is NaN there and the mean elsewhere. */
+  oxp_value *s = oxp_sym_reduce(c, "ReduceSum", x, dims, k, keep);
+  oxp_sym_set_type(c, s, dt, -1, NULL);
+  return oxp_sym_op2(c, "Div", s, oxp_m_count(c, x, dims, k, dt));
 }

@@ -53,8 +53,8 @@ oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
 /* Integer floor division (Div truncates toward zero). */
 oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
                                int dt);
-/* trunc(v) for floating v: no Trunc op exists. */
-oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v);
+/* trunc(v) for v of floating dtype dt: no Trunc op exists. */
+oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v, int dt);
 /* Elementwise Greater/Less ("Greater", "Less", "GreaterOrEqual",
  * "LessOrEqual", "Equal") of a and b of dtype dt, in forms the opset
  * defines for that dtype (NaN compares false, as in torch). */
@@ -85,5 +85,13 @@ bool oxp_m_dtype_arg(oxp_sctx *c, oxp_node *n, int i, oxp_value **x);
  * of dtype dt: a constant when the shape is static, else from Shape. */
 oxp_value *oxp_m_count(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
                        int dt);
+/* That number when the shape makes it known at export time. */
+bool oxp_m_static_count(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                        int k, double *cnt);
+/* The mean of x (of float dtype dt) over dims, NaN over no elements as in
+ * torch: ReduceMean when the count is known and nonzero, else the sum
+ * over the count. */
+oxp_value *oxp_m_mean(oxp_sctx *c, oxp_value *x, const int64_t *dims, int k,
+                      bool keep, int dt);
 
 #endif

@@ -3,6 +3,8 @@
  * keepdim, dim lists and dtype arguments. oxp_sym_reduce emits the
  * opset's Reduce* form (axes as attribute, or as input from 13 for
  * ReduceSum and from 18 for the rest). */
+#include <string.h>
+
 #include "s_math_util.h"
 
 /* Bring x to the traced output dtype when torch widened it (sums and
@@ -45,6 +47,11 @@ static oxp_status reduce_dims(oxp_sctx *c, oxp_node *n, const char *op,
   }
   if (!oxp_m_dtype_arg(c, n, i_dtype, &x)) return oxp_sym_status(c);
   x = to_out(c, n, 0, x);
+  if (x && strcmp(op, "ReduceMean") == 0) {
+    int dt = oxp_sym_need_dtype(c, x);
+    if (!dt) return oxp_sym_status(c);
+    return oxp_m_set_out(c, n, 0, oxp_m_mean(c, x, dims, k, keep, dt));
+  }
   return oxp_m_set_out(c, n, 0, oxp_sym_reduce(c, op, x, dims, k, keep));
 }
 

@@ -43,13 +43,21 @@ static bool parse(oxp_sctx *c, oxp_node *n, oxp_value *x, stat_args *a) {
  * keepdim argument says). */
 static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
                            int dt, oxp_value **mean) {
-  oxp_value *m = oxp_sym_reduce(c, "ReduceMean", x, a->dims, a->k, true);
+  oxp_value *m = oxp_m_mean(c, x, a->dims, a->k, true, dt);
   oxp_value *d = oxp_sym_op2(c, "Sub", x, m);
   oxp_value *s = oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Mul", d, d),
                                 a->dims, a->k, a->keep);
   oxp_value *cnt = oxp_m_count(c, x, a->dims, a->k, dt);
-  if (a->corr != 0)
+  double known;
+  /* torch divides by max(N - correction, 0): 0/0, NaN, when N is too
+   * small. */
+  bool fixed = oxp_m_static_count(c, x, a->dims, a->k, &known);
+  if (fixed && known - a->corr <= 0)
+    cnt = oxp_sym_const_scalar(c, 0, dt);
+  else if (a->corr != 0)
     cnt = oxp_sym_op2(c, "Sub", cnt, oxp_sym_const_scalar(c, a->corr, dt));
+  if (!fixed && a->corr != 0)
+    cnt = oxp_sym_op2(c, "Max", cnt, oxp_sym_const_scalar(c, 0, dt));
   if (mean && a->keep) *mean = m;
   if (mean && !a->keep) {
     /* Sorted: onnx's Squeeze-1 shape inference assumes ascending axes. */

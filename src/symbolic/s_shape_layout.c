@@ -29,6 +29,8 @@ oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_unsupported(c, "repeat of a tensor of unknown rank");
   if (r > OXP_SX_MAXRANK || k > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "repeat beyond 16 dims");
   int m = tile && k < r ? r : k;
+  /* A 0-d tensor repeated by no counts is itself (Tile needs rank 1). */
+  if (m == 0) return oxp_sym_set_out(c, n, 0, x);
   oxp_value *reps;
   if (l.known) {
     int64_t full[OXP_SX_MAXRANK];

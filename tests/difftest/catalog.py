@@ -9,6 +9,11 @@ inputs) and, with --replay, whether the recorded bug is still there with
 today's onnxexp (replay.py): "fixed" means its known.py entry can go (and
 the reproducer can become a regression fixture). Exit 1 if a reproducer
 hits no known entry and is not a views-mode (issue 17) program.
+
+A reproducer whose bug was fixed keeps its directory with "fixed" in
+meta.json (what fixed it) and serves as a regression test: --fixed replays
+only those and exits 1 if any shows its bug again (the suite's
+difftest.fixed).
 """
 
 import argparse
@@ -84,22 +89,32 @@ def main():
     ap.add_argument("--onnxexp", default=os.path.join(TOP, "build", "src", "cli", "onnxexp"))
     ap.add_argument("--node", default=shutil.which("node") or "node")
     ap.add_argument("--json", help="write the catalogue here")
+    ap.add_argument("--fixed", action="store_true", help="replay the reproducers of fixed bugs; exit 1 on any bug")
     a = ap.parse_args()
     torch.set_num_threads(1)
     dirs = a.dirs or sorted(glob.glob(os.path.join(HERE, "found", "*")))
     dirs = [d for d in dirs if os.path.isfile(os.path.join(d, "program.json"))]
     rows = []
     unknown = 0
+    regressed = 0
     for d in dirs:
         with open(os.path.join(d, "meta.json")) as f:
             meta = json.load(f)
+        if a.fixed:
+            if meta.get("fixed"):
+                now, detail = replay(d, meta, a.onnxexp, a.node)
+                bad = now in harness.BUGS
+                regressed += bad
+                print("%-70s %-8s %s%s" % (os.path.relpath(d, TOP)[-70:], meta["form"], now,
+                                          (": " + detail) if bad and detail else ""))
+            continue
         prog = load_program(d)
         ids = [i for i, forms in hits(prog) if meta["form"] in forms]
         row = {"dir": os.path.relpath(d, TOP), "form": meta["form"], "outcome": meta["outcome"], "known": ids,
                "mode": prog.mode, "ops": meta.get("ops")}
         if a.replay:
             row["now"], row["now_detail"] = replay(d, meta, a.onnxexp, a.node)
-        if not ids and prog.mode != "views":
+        if not ids and prog.mode != "views" and not meta.get("fixed"):
             unknown += 1
         rows.append(row)
         print("%-70s %-8s %-10s %-28s %s" % (row["dir"][-70:], row["form"], row["outcome"], ",".join(ids) or "-",
@@ -107,6 +122,8 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
+    if a.fixed:
+        return 1 if regressed else 0
     return 1 if unknown else 0
 
 
