@@ -172,13 +172,18 @@ oxp_status oxp_s_masked_scatter(oxp_sctx *c, oxp_node *n) {
   oxp_value *s = m ? oxp_sym_in_as(c, n, 2, oxp_sym_dtype(x)) : NULL;
   if (!s) return oxp_sym_status(c);
   static const int64_t perm[2] = {1, 0}, m1 = -1, z = 0;
+  /* ScatterND needs data of rank >= 1: a 0-d x is scattered as [1]. */
+  bool scalar = oxp_sym_rank(x) == 0;
+  if (scalar) x = oxp_sym_unsqueeze(c, x, &z, 1);
   m = oxp_sym_op2(c, "Expand", m, oxp_sx_shape(c, x));
   oxp_value *idx = oxp_sx_transpose(c, oxp_sym_op1(c, "NonZero", m), perm, 2);
   oxp_value *cnt = oxp_sym_slice(c, oxp_sx_shape(c, idx), &z, &z, (int64_t[]){1}, NULL, 1);
   oxp_value *flat = oxp_sx_reshape(c, s, &m1, 1);
   oxp_value *vals = oxp_sx_slice_dyn(c, flat, oxp_sym_const_i64s(c, &z, 1), cnt, 0, 1);
   oxp_node *k = idx && vals ? oxp_sym_op(c, "ScatterND", (oxp_value *[]){x, idx, vals}, 3, 1) : NULL;
-  return oxp_sym_set_out(c, n, 0, k ? k->outputs[0] : NULL);
+  oxp_value *out = k ? k->outputs[0] : NULL;
+  if (out && scalar) out = oxp_sym_squeeze(c, out, &z, 1);
+  return oxp_sym_set_out(c, n, 0, out);
 }
 
 /* nonzero(x): [N, rank] = Transpose(NonZero(x)). */

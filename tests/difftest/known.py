@@ -307,9 +307,6 @@ KNOWN = [
       "ReduceMax/ReduceMin skip it (so an `if x.max() > 0.5` takes the other branch: views seed 1 program 392)",
       "mismatch-script-masked_scatter__primIf-11-2",
       lambda s, v, o: (".max()" in s.template or ".min()" in s.template) and any(_has_nan(x) for x in v)),
-    K("masked-scatter-0d", "onnxexp", ALL, "masked_scatter_ of a 0-d tensor: the ScatterND it lowers to has "
-      "rank 0, which onnxruntime refuses", "ort-error-trace-clone_masked_scatter__slice-1-391",
-      lambda s, v, o: s.op == "masked_scatter" and isinstance(v[0], torch.Tensor) and v[0].dim() == 0),
     K("masked-scatter-strided", "torch", ALL, "masked_scatter_ into a tensor not laid out contiguously (x.t(), a "
       "permuted input): torch takes the source's elements in memory order, the export (and torch's own docs) in "
       "index order", "mismatch-trace-masked_scatter_-1-148",
