@@ -2,7 +2,7 @@
 # Set-up, build, and run the whole test suite twice: in the plain build
 # (build/, or $BUILD_DIR) and again in a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer by clang (build-asan/, or $SAN_BUILD_DIR),
-# which also runs each libFuzzer target for a minute. Any sanitizer report
+# which also runs each libFuzzer target for 30 seconds. Any sanitizer report
 # fails its test. SANITIZE=0 skips the second pass; arguments go to both
 # ctest runs (e.g. -R roundtrip).
 set -euo pipefail

@@ -12,7 +12,7 @@
 include(CheckCSourceCompiles)
 
 option(ONNXEXP_LIBFUZZER "Build libFuzzer fuzz targets (clang)" OFF)
-set(ONNXEXP_FUZZ_SECONDS 60 CACHE STRING "How long ctest's fuzz.run_* run each libFuzzer target")
+set(ONNXEXP_FUZZ_SECONDS 30 CACHE STRING "How long ctest's fuzz.run_* run each libFuzzer target")
 
 set(OXP_FUZZ_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 set(OXP_FUZZ_TARGETS fuzz_parse_ir fuzz_safetensors fuzz_export fuzz_check_model)
