@@ -53,6 +53,13 @@ static const double I1_B[] = {
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* Each order's two series: on [0, 8] and above 8. */
+static const struct series {
+  const double *low, *high;
+  int nlow, nhigh;
+} SERIES[2] = {{I0_A, I0_B, COUNT(I0_A), COUNT(I0_B)},
+               {I1_A, I1_B, COUNT(I1_A), COUNT(I1_B)}};
+
 static oxp_value *k(oxp_sctx *c, double v, int dt) {
   return oxp_sym_const_scalar(c, v, dt);
 }
@@ -78,10 +85,9 @@ static oxp_status bessel(oxp_sctx *c, oxp_node *n, int order, bool scaled) {
   oxp_value *x = oxp_sym_op1(c, "Abs", x0);
   oxp_value *ya = oxp_sym_op2(c, "Sub", oxp_sym_op2(c, "Div", x, k(c, 2, dt)), k(c, 2, dt));
   oxp_value *yb = oxp_sym_op2(c, "Sub", oxp_sym_op2(c, "Div", k(c, 32, dt), x), k(c, 2, dt));
-  oxp_value *ca = order ? chebyshev(c, ya, I1_A, COUNT(I1_A), dt)
-                        : chebyshev(c, ya, I0_A, COUNT(I0_A), dt);
-  oxp_value *cb = order ? chebyshev(c, yb, I1_B, COUNT(I1_B), dt)
-                        : chebyshev(c, yb, I0_B, COUNT(I0_B), dt);
+  const struct series *s = &SERIES[order];
+  oxp_value *ca = chebyshev(c, ya, s->low, s->nlow, dt);
+  oxp_value *cb = chebyshev(c, yb, s->high, s->nhigh, dt);
   oxp_value *e = scaled ? NULL : oxp_sym_op1(c, "Exp", x);
   /* torch: exp(x) [* x] * cheb on [0, 8]; exp(x) * cheb / sqrt(x) above */
   oxp_value *a = e ? (order ? oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Mul", e, x), ca)

@@ -28,28 +28,65 @@ static bool complex_readers_ok(oxp_sctx *c, oxp_node *n) {
   return ok;
 }
 
+/* The real dtype that carries a complex result as [..., 2]. */
+static int carrier_dtype(oxp_node *n, bool cx) {
+  int t = cx ? oxp_sym_in_type(n, 0)->dtype : oxp_sym_out_dtype(n, 0, 0);
+  return t == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE : OXP_DT_FLOAT;
+}
+
+/* norm (argument 3) must be a constant string or None. */
+static bool read_norm(oxp_sctx *c, oxp_node *n, const char **norm) {
+  *norm = NULL;
+  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, norm)) {
+    oxp_sym_unsupported(c, "a runtime norm");
+    return false;
+  }
+  return true;
+}
+
+/* The 1-D transforms' (n, dim, norm): n is -1 when None, *d the dim
+ * resolved against the rank r of the signal (without the complex pair). */
+static bool fft_args(oxp_sctx *c, oxp_node *n, int r, int64_t *len, int64_t *d,
+                     const char **norm) {
+  int64_t dim = -1;
+  *len = -1;
+  if ((n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_need_int(c, n, 1, len)) ||
+      (n->ninputs > 2 && !oxp_sym_need_int(c, n, 2, &dim)) || !read_norm(c, n, norm))
+    return false;
+  if (r < 1 || !oxp_sym_axis(dim, r, d)) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank and a dim inside it",
+                 n->kind);
+    return false;
+  }
+  return true;
+}
+
+/* ONNX's forward DFT is unscaled and its inverse divides by the length
+ * (torch's "backward"); "ortho" and "forward" rescale *y by a factor of
+ * the transformed element count. */
+static oxp_status apply_norm(oxp_sctx *c, oxp_node *n, const char *norm, double count,
+                             bool inverse, int dt, oxp_value **y) {
+  double f = 1;
+  if (norm && strcmp(norm, "ortho") == 0) f = inverse ? sqrt(count) : 1 / sqrt(count);
+  else if (norm && strcmp(norm, "forward") == 0) f = inverse ? count : 1 / count;
+  else if (norm && strcmp(norm, "backward") != 0)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
+  if (f != 1) *y = oxp_sym_op2(c, "Mul", *y, oxp_sym_const_scalar(c, f, dt));
+  return OXP_OK;
+}
+
 /* fft_fft / fft_ifft / fft_rfft (self, n, dim, norm) */
 static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x || !complex_readers_ok(c, n)) return oxp_sym_status(c);
   bool cx = is_complex(oxp_sym_in_type(n, 0));
   int r = oxp_sym_rank(x) - (cx ? 1 : 0);
-  int64_t len = -1, dim = -1, d;
-  const char *norm = NULL;
-  if ((n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_need_int(c, n, 1, &len)) ||
-      (n->ninputs > 2 && !oxp_sym_need_int(c, n, 2, &dim)))
-    return oxp_sym_status(c);
-  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &norm))
-    return oxp_sym_unsupported(c, "a runtime norm");
-  if (r < 1 || !oxp_sym_axis(dim, r, &d))
-    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank and a "
-                        "dim inside it", n->kind);
+  int64_t len, d;
+  const char *norm;
+  if (!fft_args(c, n, r, &len, &d, &norm)) return oxp_sym_status(c);
   if (onesided && cx)
     return oxp_sym_unsupported(c, "fft_rfft of a complex tensor (torch refuses it too)");
-  int dt = cx ? (oxp_sym_in_type(n, 0)->dtype == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE
-                                                                    : OXP_DT_FLOAT)
-              : oxp_sym_out_dtype(n, 0, 0) == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE
-                                                                 : OXP_DT_FLOAT;
+  int dt = carrier_dtype(n, cx);
   if (!cx) {
     int64_t last = r;
     x = oxp_sym_unsqueeze(c, oxp_sym_cast(c, x, dt), &last, 1);
@@ -68,14 +105,8 @@ static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
   if (inverse) oxp_attr_set_i(k, "inverse", 1);
   if (onesided) oxp_attr_set_i(k, "onesided", 1);
   oxp_value *y = k->outputs[0];
-  /* ONNX's forward is unscaled and its inverse divides by n: torch's
-   * "backward"; "ortho" and "forward" rescale */
-  double f = 1;
-  if (norm && strcmp(norm, "ortho") == 0) f = inverse ? sqrt((double)len) : 1 / sqrt((double)len);
-  else if (norm && strcmp(norm, "forward") == 0) f = inverse ? (double)len : 1 / (double)len;
-  else if (norm && strcmp(norm, "backward") != 0)
-    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
-  if (f != 1) y = oxp_sym_op2(c, "Mul", y, oxp_sym_const_scalar(c, f, dt));
+  oxp_status st = apply_norm(c, n, norm, (double)len, inverse, dt, &y);
+  if (st) return st;
   int64_t dims[OXP_NN_MAXD + 2];
   bool known = r + 1 <= OXP_NN_MAXD + 2;
   for (int j = 0; known && j < r; j++) dims[j] = oxp_nn_dim(x, j);
@@ -101,12 +132,11 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
   int r = oxp_sym_rank(x) - (cx ? 1 : 0);
   int64_t *sz = NULL, *dims = NULL;
   int ns = 0, nd = 0;
-  const char *norm = NULL;
+  const char *norm;
   if ((n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_need_ints(c, n, 1, &sz, &ns)) ||
-      (n->ninputs > 2 && !oxp_sym_is_none(n, 2) && !oxp_sym_need_ints(c, n, 2, &dims, &nd)))
+      (n->ninputs > 2 && !oxp_sym_is_none(n, 2) && !oxp_sym_need_ints(c, n, 2, &dims, &nd)) ||
+      !read_norm(c, n, &norm))
     return oxp_sym_status(c);
-  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &norm))
-    return oxp_sym_unsupported(c, "a runtime norm");
   if (r < 1 || r > OXP_NN_MAXD)
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank", n->kind);
   int64_t ax[OXP_NN_MAXD];
@@ -119,10 +149,7 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
       return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: dim %lld outside the input", n->kind,
                           (long long)want);
   }
-  int dt = cx ? (oxp_sym_in_type(n, 0)->dtype == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE
-                                                                    : OXP_DT_FLOAT)
-              : oxp_sym_out_dtype(n, 0, 0) == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE
-                                                                 : OXP_DT_FLOAT;
+  int dt = carrier_dtype(n, cx);
   if (!cx) {
     int64_t last = r;
     x = oxp_sym_unsqueeze(c, oxp_sym_cast(c, x, dt), &last, 1);
@@ -148,15 +175,10 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
     dd[r] = 2;
     oxp_sym_set_type(c, x, dt, r + 1, known ? dd : NULL);
   }
-  double f = 1;
-  if (norm && strcmp(norm, "ortho") == 0) f = 1 / sqrt(total);
-  else if (norm && strcmp(norm, "forward") == 0) f = 1 / total;
-  else if (norm && strcmp(norm, "backward") != 0)
-    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
-  if (f != 1) {
-    x = oxp_sym_op2(c, "Mul", x, oxp_sym_const_scalar(c, f, dt));
-    oxp_sym_set_type(c, x, dt, r + 1, NULL);
-  }
+  oxp_value *y = x;
+  oxp_status st = apply_norm(c, n, norm, total, false, dt, &x);
+  if (st) return st;
+  if (x != y) oxp_sym_set_type(c, x, dt, r + 1, NULL);
   return oxp_sym_set_out(c, n, 0, x);
 }
 
@@ -170,23 +192,16 @@ oxp_status oxp_s_fft_irfft(oxp_sctx *c, oxp_node *n) {
   if (!is_complex(oxp_sym_in_type(n, 0)))
     return oxp_sym_unsupported(c, "fft_irfft of a real tensor");
   int r = oxp_sym_rank(x) - 1;
-  int64_t len = -1, dim = -1, d;
-  const char *norm = NULL;
-  if ((n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_need_int(c, n, 1, &len)) ||
-      (n->ninputs > 2 && !oxp_sym_need_int(c, n, 2, &dim)))
-    return oxp_sym_status(c);
-  if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &norm))
-    return oxp_sym_unsupported(c, "a runtime norm");
-  if (r < 1 || !oxp_sym_axis(dim, r, &d))
-    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank and a "
-                        "dim inside it", n->kind);
+  int64_t len, d;
+  const char *norm;
+  if (!fft_args(c, n, r, &len, &d, &norm)) return oxp_sym_status(c);
   int64_t have = oxp_nn_dim(x, (int)d);
   if (len < 0) len = 2 * (have - 1);
   int64_t m = len / 2 + 1;
   if (have < 1 || len < 1 || have < m)
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs a static input length of "
                         "at least n/2 + 1", n->kind);
-  int dt = oxp_sym_in_type(n, 0)->dtype == OXP_DT_COMPLEX128 ? OXP_DT_DOUBLE : OXP_DT_FLOAT;
+  int dt = carrier_dtype(n, true);
   int64_t s0 = 0;
   oxp_value *parts[2] = {oxp_sym_slice(c, x, &d, &s0, &m, NULL, 1), NULL};
   int np = 1;
@@ -214,12 +229,8 @@ oxp_status oxp_s_fft_irfft(oxp_sctx *c, oxp_node *n) {
   int64_t last = r, z = 0, one = 1;
   oxp_value *y = oxp_sym_squeeze(c, oxp_sym_slice(c, k->outputs[0], &last, &z, &one, NULL, 1),
                                  &last, 1);
-  double f = 1;
-  if (norm && strcmp(norm, "ortho") == 0) f = sqrt((double)len);
-  else if (norm && strcmp(norm, "forward") == 0) f = (double)len;
-  else if (norm && strcmp(norm, "backward") != 0)
-    return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
-  if (f != 1) y = oxp_sym_op2(c, "Mul", y, oxp_sym_const_scalar(c, f, dt));
+  oxp_status st = apply_norm(c, n, norm, (double)len, true, dt, &y);
+  if (st) return st;
   return oxp_sym_set_out(c, n, 0, y);
 }
 
