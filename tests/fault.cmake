@@ -20,12 +20,12 @@ set(_fault_work ${CMAKE_BINARY_DIR}/fault-work)
 
 # Both passes fail every allocation in turn (some 20 s in the plain
 # build); the sanitized one, where LeakSanitizer checks each case, also
-# sweeps persistent failure from every 5th point. ONNXEXP_FAULT_STEP > 1
+# sweeps persistent failure from every 10th point. ONNXEXP_FAULT_STEP > 1
 # samples every k-th point of the plain pass instead, should the cases
 # grow.
 set(ONNXEXP_FAULT_STEP 1 CACHE STRING "fault.alloc in the plain build fails every k-th allocation")
 if(ONNXEXP_SANITIZE)
-  set(_fault_alloc_args --step 1 --persist-step 5)
+  set(_fault_alloc_args --step 1 --persist-step 10)
 else()
   set(_fault_alloc_args --step ${ONNXEXP_FAULT_STEP})
 endif()
