@@ -14,6 +14,12 @@ reads it):
     NAME.weight.zero_point  the weight's dtype, shaped like the scale
     NAME.weight.axis        I64 0-d, per-channel weights only
     NAME.bias               F32 [O]; absent when the layer has none
+  linear params only:
+    NAME.reduced_qmax       I64 0-d: the top of the input's uint8 range when
+                            quantized::linear_dynamic asks for a reduced
+                            one: 127 where the engine that packed the layer
+                            honours reduce_range (fbgemm, onednn), 255 where
+                            it ignores it (qnnpack); found by running the op
   conv params only (Conv2dPackedParamsBase, Conv3dPackedParamsBase):
     NAME.stride, NAME.padding, NAME.dilation, NAME.output_padding
                             I64 [k] (k spatial dims; conv1d is packed as a
@@ -52,12 +58,55 @@ def _weight(name, w):
     return out
 
 
+def _choose_qparams(x, qmax):
+    """torch's ChooseQuantizationParams(min(x), max(x), 0, qmax) for an x
+    whose range is neither empty nor tiny (the probe below)."""
+    lo, hi = min(float(x.min()), 0.0), max(float(x.max()), 0.0)
+    scale = (hi - lo) / qmax
+    from_min, from_max = -lo / scale, qmax - hi / scale
+    zp = from_min if -abs(lo / scale) < qmax - abs(hi / scale) else from_max
+    return float(torch.tensor(scale, dtype=torch.float32)), int(round(min(max(zp, 0), qmax)))
+
+
+def _reduced_qmax(w, b, obj):
+    """127 if the engine that packed obj quantizes linear_dynamic's input to
+    7 bits when asked for a reduced range, 255 if it ignores the ask: the
+    op is run on a probe and compared with both (they differ by far more
+    than rounding); None if the op cannot run on obj."""
+    if w.dtype != torch.qint8:
+        return None
+    wi = w.int_repr().to(torch.float64)
+    if w.qscheme() == torch.per_tensor_affine:
+        wd = (wi - w.q_zero_point()) * w.q_scale()
+    else:
+        wd = (wi - w.q_per_channel_zero_points().to(torch.float64)[:, None]) * \
+            w.q_per_channel_scales().to(torch.float64)[:, None]
+    x = torch.linspace(-1.0, 3.0, 4 * wi.shape[1]).reshape(4, wi.shape[1])
+    try:
+        y = torch.ops.quantized.linear_dynamic(x, obj, True).to(torch.float64)
+    except RuntimeError:
+        return None
+    bias = b.detach().to(torch.float64) if b is not None else 0.0
+    best = None
+    for qmax in (127, 255):
+        s, z = _choose_qparams(x, qmax)
+        xq = torch.clamp(torch.round(x.to(torch.float64) / s) + z, 0, 255)
+        err = float(((xq - z) * s @ wd.t() + bias - y).abs().max())
+        if best is None or err < best[0]:
+            best = (err, qmax)
+    return best[1]
+
+
 def unpack(name, obj):
     """[(key, tensor)] of packed params obj, the graph input name."""
     w, b = obj.unpack()
     out = _weight(name, w)
     if b is not None:
         out.append((name + ".bias", b.detach().to(torch.float32).contiguous()))
+    if not obj._has_method("transpose"):  # linear
+        q = _reduced_qmax(w, b, obj)
+        if q is not None:
+            out.append((name + ".reduced_qmax", torch.tensor(q, dtype=torch.int64)))
     if obj._has_method("transpose"):  # conv
         i64 = lambda v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
         out += [(name + ".stride", i64(obj.stride())), (name + ".padding", i64(obj.padding())),

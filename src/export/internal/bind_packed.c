@@ -107,6 +107,7 @@ static const part_spec specs[OXP_PK_CONV_N] = {
     [OXP_PK_ZERO_POINT] = {".weight.zero_point", 0, -1, false},
     [OXP_PK_AXIS] = {".weight.axis", OXP_DT_INT64, 0, true},
     [OXP_PK_BIAS] = {".bias", OXP_DT_FLOAT, 1, true},
+    [OXP_PK_REDUCED_QMAX] = {".reduced_qmax", OXP_DT_INT64, 0, true},
     [OXP_PK_STRIDE] = {".stride", OXP_DT_INT64, 1, false},
     [OXP_PK_PADDING] = {".padding", OXP_DT_INT64, 1, false},
     [OXP_PK_DILATION] = {".dilation", OXP_DT_INT64, 1, false},

@@ -13,7 +13,10 @@ enum {
   OXP_PK_ZERO_POINT, /* the weight's dtype, shaped like the scale */
   OXP_PK_AXIS,       /* int64 0-d, or None (per tensor) */
   OXP_PK_BIAS,       /* float32 [O], or None */
-  OXP_PK_LINEAR_N,   /* linear: the five above */
+  OXP_PK_REDUCED_QMAX, /* int64 0-d, or None: the top of the input's range
+                        * when a dynamic op asks for a reduced one (127,
+                        * or 255 where torch's engine ignores the ask) */
+  OXP_PK_LINEAR_N,   /* linear: the six above */
   OXP_PK_STRIDE = OXP_PK_LINEAR_N, /* int64 [k] */
   OXP_PK_PADDING,    /* int64 [k] */
   OXP_PK_DILATION,   /* int64 [k] */

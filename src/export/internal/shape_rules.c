@@ -168,6 +168,13 @@ static oxp_status r_matmul(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   return OXP_OK;
 }
 
+/* MatMulInteger: MatMul's shape, int32 values. */
+static oxp_status r_matmul_integer(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
+  oxp_status st = r_matmul(c, n, out);
+  out[0].dtype = OXP_DT_INT32;
+  return st;
+}
+
 static oxp_status r_gemm(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   oxp_shape a, b;
   IN(0, &a);
@@ -889,7 +896,7 @@ const oxp_shape_rule_entry oxp_shape_rules[] = {
     {"And", r_compare}, {"Or", r_compare}, {"Xor", r_compare},
     {"Where", r_where},
     /* linear algebra, layout, indexing */
-    {"MatMul", r_matmul}, {"Gemm", r_gemm}, {"Transpose", r_transpose},
+    {"MatMul", r_matmul}, {"MatMulInteger", r_matmul_integer}, {"Gemm", r_gemm}, {"Transpose", r_transpose},
     {"Reshape", r_reshape}, {"Flatten", r_flatten}, {"Concat", r_concat},
     {"Squeeze", r_squeeze}, {"Unsqueeze", r_unsqueeze}, {"Slice", r_slice},
     {"Gather", r_gather}, {"Shape", r_shape}, {"Size", r_size},
