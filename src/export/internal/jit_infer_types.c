@@ -476,6 +476,8 @@ static oxp_status visit(ti *t, oxp_node *n, oxp_node **next) {
   }
   bool done;
   if ((st = fold_prim(t, n, &done)) || done) return st;
+  if ((st = oxp_jit_fold_static(t->g, n, &done, next, t->d)) || done) return st;
+  if ((st = oxp_jit_list_ssa(t->g, n, &done, t->d)) || done) return st;
   if (oxp_kind_is(n, "prim::ListUnpack") && n->noutputs > 0 &&
       ((st = split_sizes(t, n, &done, next)) || done))
     return st; /* the walk goes on at the new sizes */
