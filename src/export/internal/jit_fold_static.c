@@ -17,7 +17,9 @@
  *     and ListUnpack / TupleUnpack of a pack;
  *   - aten::sum of an int list, aten::__getitem__ at a constant index,
  *     on a ListConstruct no one writes to;
- *   - aten::__is__ / __isnot__ of one value with itself.
+ *   - aten::__is__ / __isnot__ of one value with itself;
+ *   - prim::isinstance by its input's type (an Optional that only the
+ *     run time decides is a named error).
  * Anything else is left for lowering to map or to name. */
 #include <string.h>
 
@@ -184,6 +186,62 @@ static oxp_status slice_list(oxp_graph *g, oxp_node *n, bool *done, oxp_node **n
   return OXP_OK;
 }
 
+/* Does a value of kind k match one of isinstance's printed types
+ * ("[Tensor]", "[int, NoneType]")? -1 when a type is not a plain one. */
+static int type_match(const char *types, oxp_kind k) {
+  static const struct { const char *name; oxp_kind kind; } plain[] = {
+      {"Tensor", OXP_T_TENSOR}, {"int", OXP_T_INT},   {"float", OXP_T_FLOAT},
+      {"bool", OXP_T_BOOL},     {"str", OXP_T_STR},   {"NoneType", OXP_T_NONE},
+      {"Device", OXP_T_DEVICE}};
+  const char *p = types + (*types == '[');
+  int match = 0;
+  while (*p && *p != ']') {
+    while (*p == ' ') p++;
+    size_t len = strcspn(p, ",]");
+    while (len && p[len - 1] == ' ') len--;
+    bool known = false;
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+      if (strlen(plain[i].name) == len && strncmp(p, plain[i].name, len) == 0) {
+        known = true;
+        match |= plain[i].kind == k;
+      }
+    if (!known) return -1;
+    p += strcspn(p, ",]");
+    if (*p == ',') p++;
+  }
+  return match;
+}
+
+/* prim::isinstance[types=...](x): by x's type when it is one plain
+ * type; an Optional whose content only the run time knows is an error
+ * here (lowering has no value for it), named at the node. */
+static oxp_status fold_isinstance(oxp_graph *g, oxp_node *n, bool *done, oxp_diag *d) {
+  const oxp_attr *a = oxp_attr_get(n, "types");
+  const oxp_value *x = n->inputs[0];
+  const oxp_type *t = x->type;
+  if (!a || a->kind != OXP_A_STR || !t) return OXP_OK;
+  const oxp_node *p = x->producer;
+  oxp_kind k = t->kind;
+  if (p && oxp_kind_is(p, "prim::Constant") && !p->attrs) k = OXP_T_NONE;
+  int m = type_match(a->s, k);
+  if (k == OXP_T_OPTIONAL || k == OXP_T_OTHER) {
+    char ty[128];
+    oxp_type_print(t, ty, sizeof ty);
+    return oxp_fail(d, OXP_ERR_UNSUPPORTED, &n->loc, n->kind,
+                    "prim::isinstance: whether %%%s (%s) is one of %s is decided at run time%s: the export "
+                    "has no value for a None-or-tensor (make the type static, e.g. compute "
+                    "the tensor on both paths)",
+                    x->name ? x->name : "?", ty, a->s,
+                    p && oxp_kind_is(p, "prim::If") ? " (by the prim::If that makes it)" : "");
+  }
+  if (m < 0) return OXP_OK; /* a type not read here: lowering names the node */
+  oxp_node *c = constant(g, n, OXP_T_BOOL);
+  if (!c) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_attr_set_i(c, "value", m);
+  *done = true;
+  return replace_by(g, n, c, d);
+}
+
 oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
                                oxp_diag *d) {
   *done = false;
@@ -202,6 +260,8 @@ oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node *
     return OXP_OK;
   }
   if (n->noutputs != 1) return OXP_OK;
+  if (oxp_kind_is(n, "prim::isinstance") && n->ninputs == 1)
+    return fold_isinstance(g, n, done, d);
   if (oxp_kind_is(n, "aten::slice") && n->inputs[0]->type &&
       n->inputs[0]->type->kind == OXP_T_LIST)
     return slice_list(g, n, done, next, d);
