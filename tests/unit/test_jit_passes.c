@@ -305,6 +305,68 @@ static void infer(void) {
   ck_assert_int_eq(oxp_type_promotion(G, &d), OXP_OK);
 }
 
+/* nn.TransformerEncoderLayer's fast-path test: str(x.device).find("cpu")
+ * and all() over a bool list built by append fold; the If takes the
+ * fast path and the list with its appends goes. */
+START_TEST(fast_path_test_folds) {
+  pu_parse("graph(%x : Float(2, 3)):\n"
+           "  %cpu : str = prim::Constant[value=\"cpu\"]()\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %m1 : int = prim::Constant[value=-1]()\n"
+           "  %l : bool[] = prim::ListConstruct()\n"
+           "  %dev : Device = prim::device(%x)\n"
+           "  %s : str = aten::str(%dev)\n"
+           "  %n : int = aten::len(%s)\n"
+           "  %f : int = aten::find(%s, %cpu, %z, %n)\n"
+           "  %ok : bool = aten::ne(%f, %m1)\n"
+           "  %a1 : bool[] = aten::append(%l, %ok)\n"
+           "  %same : bool = aten::__isnot__(%x, %x)\n"
+           "  %ns : bool = aten::__not__(%same)\n"
+           "  %a2 : bool[] = aten::append(%l, %ns)\n"
+           "  %all : bool = aten::all(%l)\n"
+           "  %y : Tensor = prim::If(%all)\n"
+           "    block0():\n"
+           "      %r : Tensor = aten::relu(%x)\n"
+           "      -> (%r)\n"
+           "    block1():\n"
+           "      %g : Tensor = aten::neg(%x)\n"
+           "      -> (%g)\n"
+           "  return (%y)\n");
+  infer();
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "relu(x)->r");
+}
+END_TEST
+
+/* swin's shift_size.copy() patched in straight-line code: the writes
+ * become new lists and the sum after them folds; a list a tuple holds
+ * before the write keeps its write (the tuple would see it). */
+START_TEST(list_writes_become_lists_unless_stored) {
+  pu_parse("graph(%x : Float(8)):\n"
+           "  %attr : int[] = prim::Constant[value=[3, 3]]()\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %one : int = prim::Constant[value=1]()\n"
+           "  %c : int[] = aten::copy(%attr)\n"
+           "  %w : int[] = aten::_set_item(%c, %one, %z)\n"
+           "  %s : int = aten::sum(%c)\n"
+           "  %k : int = aten::__getitem__(%c, %z)\n"
+           "  %l : int[] = prim::ListConstruct(%z, %one)\n"
+           "  %t : (int[], int) = prim::TupleConstruct(%l, %one)\n"
+           "  %w2 : int[] = aten::_set_item(%l, %z, %one)\n"
+           "  %s2 : int = aten::sum(%l)\n"
+           "  return (%s, %k, %t, %s2)\n");
+  infer();
+  ck_assert_str_eq(G->top->outputs[0]->producer->kind, "prim::Constant");
+  ck_assert_int_eq(oxp_attr_get(G->top->outputs[0]->producer, "value")->i, 3);
+  ck_assert_int_eq(oxp_attr_get(G->top->outputs[1]->producer, "value")->i, 3);
+  ck_assert_str_eq(G->top->outputs[3]->producer->kind, "aten::sum");
+  bool kept = false;
+  for (oxp_node *n = G->top->first; n; n = n->next) kept |= oxp_kind_is(n, "aten::_set_item");
+  ck_assert(kept);
+}
+END_TEST
+
 /* The bug of issue 18: a scripted torch.stack(outs).sum(0) over floats
  * was exported as int64, because the sum of an untyped input was taken
  * for a sum of integers. */
@@ -418,6 +480,8 @@ int main(void) {
   tcase_add_test(t, len_of_mutated_list_stays);
   tcase_add_test(t, list_delete_is_kept);
   tcase_add_test(t, stacked_float_sum_stays_float);
+  tcase_add_test(t, fast_path_test_folds);
+  tcase_add_test(t, list_writes_become_lists_unless_stored);
   tcase_add_test(t, unknown_dtype_is_never_decided);
   tcase_add_test(t, input_checks_fold_and_attributes_are_inputs);
   tcase_add_test(t, loop_carried_types_hold_on_every_trip);
