@@ -9,18 +9,27 @@
  * constants only:
  *   - aten::str of a Device or str constant;
  *   - aten::find / eq / ne / add on str constants (TorchScript's string
- *     semantics: find's start and end clamp like Python slices);
+ *     semantics: find's start and end clamp like Python slices), and
+ *     aten::format of constants (the why-not-fast-path messages);
  *   - aten::all / aten::any of a bool list whose every element is
  *     known at that point: a ListConstruct of constants plus the appends
  *     of constants that precede the reader in the same block;
  *   - aten::slice of a list (of a ListConstruct, or of aten::size(x)),
- *     and ListUnpack / TupleUnpack of a pack;
+ *     and ListUnpack / TupleUnpack of a pack (a list with the appends
+ *     before the unpack: a list comprehension);
  *   - aten::sum of an int list, aten::__getitem__ at a constant index,
  *     on a ListConstruct no one writes to;
- *   - aten::__is__ / __isnot__ of one value with itself;
+ *   - aten::__is__ / __isnot__ of one value with itself, or of two
+ *     tensors that are surely different objects (separate graph inputs,
+ *     outputs of ops that make new tensors: MultiheadAttention's
+ *     `query is key` for cross attention);
+ *   - prim::is_nested (false: no nested tensor is exported; making one
+ *     from a padding mask is a named error);
  *   - prim::isinstance by its input's type (an Optional that only the
  *     run time decides is a named error).
  * Anything else is left for lowering to map or to name. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "passes.h"
@@ -79,34 +88,83 @@ static int64_t str_find(const char *s, const char *sub, int64_t start, int64_t e
   return -1;
 }
 
-/* The elements of bool list l as reader n sees them, when every one is a
- * constant: l is a ListConstruct in n's block, and the only uses of l
- * before n are appends (whose result nobody reads) in that block. */
-static bool static_bools(const oxp_value *l, const oxp_node *n, bool *all, bool *any) {
+/* The elements of list l as reader n sees them (at most max): l is a
+ * ListConstruct in n's block, every use of l is in that block, and the
+ * only uses before n are appends whose result nobody reads (a list
+ * comprehension, the fast-path test's bool list). */
+static int static_elems(const oxp_value *l, const oxp_node *n, oxp_value **out, int max) {
   const oxp_node *k = l->producer;
-  if (!k || !oxp_kind_is(k, "prim::ListConstruct") || k->owner != n->owner) return false;
-  *all = true;
-  *any = false;
+  if (!k || !oxp_kind_is(k, "prim::ListConstruct") || k->owner != n->owner || l->nblockouts)
+    return -1;
   for (int i = 0; i < l->nuses; i++)
-    if (l->uses[i].node->owner != k->owner) return false;
+    if (l->uses[i].node->owner != k->owner) return -1;
+  int cnt = 0;
   for (int i = 0; i < k->ninputs; i++) {
-    int64_t b;
-    if (!const_int(k->inputs[i], &b)) return false;
-    *all &= b != 0;
-    *any |= b != 0;
+    if (cnt == max) return -1;
+    out[cnt++] = k->inputs[i];
   }
   for (const oxp_node *m = k->next; m && m != n; m = m->next) {
     bool reads = false;
     for (int i = 0; i < m->ninputs; i++) reads |= m->inputs[i] == l;
     if (!reads) continue;
-    int64_t b;
     if (!oxp_kind_is(m, "aten::append") || m->ninputs != 2 || m->inputs[0] != l ||
-        m->inputs[1] == l || (m->noutputs && m->outputs[0]->nuses) || !const_int(m->inputs[1], &b))
-      return false;
+        m->inputs[1] == l || (m->noutputs && m->outputs[0]->nuses) || cnt == max)
+      return -1;
+    out[cnt++] = m->inputs[1];
+  }
+  return cnt;
+}
+
+static bool static_bools(const oxp_value *l, const oxp_node *n, bool *all, bool *any) {
+  oxp_value *e[256];
+  int cnt = static_elems(l, n, e, 256);
+  if (cnt < 0) return false;
+  *all = true;
+  *any = false;
+  for (int i = 0; i < cnt; i++) {
+    int64_t b;
+    if (!const_int(e[i], &b)) return false;
     *all &= b != 0;
     *any |= b != 0;
   }
   return true;
+}
+
+/* The tensor object v surely is: a graph input, or the output of an op
+ * that makes a new tensor; ops that may hand back their input itself
+ * (contiguous, to, in-place ops, ...) lead to their input. NULL when
+ * unknown (block inputs, If/Loop outputs, list and tuple elements). */
+static const oxp_value *object_root(const oxp_graph *g, const oxp_value *v) {
+  static const char *const may_be_self[] = {
+      "aten::contiguous", "aten::to", "aten::type_as", "aten::type", "aten::flatten",
+      "aten::conj", "aten::resolve_conj", "aten::resolve_neg", "aten::real", "aten::cpu",
+      "aten::cuda", "aten::reshape", "aten::reshape_as", "aten::view_as_real", "aten::align_as",
+      "aten::align_to", "aten::coalesce", "aten::to_dense", "aten::requires_grad_"};
+  for (int depth = 0; v && depth < 64; depth++) {
+    const oxp_node *p = v->producer;
+    if (!p) return v->owner == g->top ? v : NULL;
+    if (strncmp(p->kind, "aten::", 6) != 0 || p->noutputs != 1) return NULL;
+    size_t len = strlen(p->kind);
+    bool inplace = p->kind[len - 1] == '_' && p->kind[len - 2] != '_';
+    bool self = inplace;
+    for (size_t i = 0; i < sizeof may_be_self / sizeof *may_be_self && !self; i++)
+      self = oxp_kind_is(p, may_be_self[i]);
+    if (!self) return v;
+    v = p->ninputs ? p->inputs[0] : NULL;
+  }
+  return NULL;
+}
+
+/* Are two tensors surely different objects? Graph inputs are given as
+ * separate tensors, and every op output outside object_root's list is
+ * a new one. */
+static bool distinct_inputs(const oxp_graph *g, const oxp_node *n) {
+  const oxp_value *a = n->inputs[0], *b = n->inputs[1];
+  if (a == b || !a->type || !b->type || a->type->kind != OXP_T_TENSOR ||
+      b->type->kind != OXP_T_TENSOR)
+    return false;
+  const oxp_value *ra = object_root(g, a), *rb = object_root(g, b);
+  return ra && rb && ra != rb;
 }
 
 /* A slice bound: a constant int, or None (absent) as dflt. */
@@ -242,6 +300,107 @@ static oxp_status fold_isinstance(oxp_graph *g, oxp_node *n, bool *done, oxp_dia
   return replace_by(g, n, c, d);
 }
 
+/* ListUnpack of `a + b` (aten::add of two lists, e.g. [q] + kv.chunk(2))
+ * where one side is a ListConstruct no one writes to: its elements
+ * directly, and a ListUnpack of the other side for the rest, walked next
+ * so a chunk's pieces get their types. */
+static oxp_status unpack_concat(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
+                                oxp_diag *d) {
+  oxp_node *p = n->inputs[0]->producer;
+  if (!oxp_kind_is(p, "aten::add") || p->ninputs != 2 || oxp_jit_list_mutated(n->inputs[0]))
+    return OXP_OK;
+  oxp_value *a = p->inputs[0], *b = p->inputs[1];
+  if (!a->type || a->type->kind != OXP_T_LIST || !b->type || b->type->kind != OXP_T_LIST ||
+      oxp_jit_list_mutated(a) || oxp_jit_list_mutated(b))
+    return OXP_OK;
+  oxp_node *pa = a->producer, *pb = b->producer;
+  bool left = pa && oxp_kind_is(pa, "prim::ListConstruct");
+  bool right = pb && oxp_kind_is(pb, "prim::ListConstruct");
+  if (!left && !right) return OXP_OK;
+  int na = left ? pa->ninputs : n->noutputs - pb->ninputs;
+  if (na < 0 || na > n->noutputs) return OXP_OK;
+  oxp_value *rest = left ? b : a;
+  int nrest = left ? n->noutputs - na : na, off = left ? na : 0;
+  oxp_node *u = oxp_node_new(g, "prim::ListUnpack", nrest);
+  if (!u || !oxp_node_add_input(u, rest)) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  u->loc = n->loc;
+  u->source = n->source;
+  u->scope = n->scope;
+  oxp_node_insert_before(n, u);
+  for (int i = 0; i < nrest; i++) {
+    u->outputs[i]->type = n->outputs[off + i]->type;
+    u->outputs[i]->name = n->outputs[off + i]->name;
+    oxp_value_replace_uses(n->outputs[off + i], u->outputs[i]);
+  }
+  const oxp_node *pk = left ? pa : pb;
+  for (int i = 0; i < pk->ninputs; i++)
+    oxp_value_replace_uses(n->outputs[left ? i : nrest + i], pk->inputs[i]);
+  oxp_node_destroy(n);
+  *next = u;
+  *done = true;
+  return OXP_OK;
+}
+
+/* A constant as TorchScript's aten::format prints it (IValue's
+ * operator<<): ints, True/False, strings as they are, None, and floats
+ * with 17 significant digits and a '.' when they print none. false for
+ * anything else (tensors, non-finite floats, lists). */
+static bool print_const(const oxp_value *v, char *buf, size_t n) {
+  const oxp_node *k = v->producer;
+  const oxp_type *t = v->type;
+  if (!k || !oxp_kind_is(k, "prim::Constant") || !t) return false;
+  const oxp_attr *a = oxp_attr_get(k, "value");
+  if (!a) return t->kind == OXP_T_NONE && snprintf(buf, n, "None") > 0;
+  if (a->kind == OXP_A_STR && (t->kind == OXP_T_STR || t->kind == OXP_T_DEVICE))
+    return (size_t)snprintf(buf, n, "%s", a->s) < n;
+  if (a->kind == OXP_A_INT && t->kind == OXP_T_BOOL)
+    return snprintf(buf, n, "%s", a->i ? "True" : "False") > 0;
+  if (a->kind == OXP_A_INT && t->kind == OXP_T_INT)
+    return snprintf(buf, n, "%lld", (long long)a->i) > 0;
+  if (a->kind == OXP_A_FLOAT && t->kind == OXP_T_FLOAT && isfinite(a->f)) {
+    int len = snprintf(buf, n, "%.17g", a->f);
+    if (len <= 0 || (size_t)len + 2 > n) return false;
+    if (!strpbrk(buf, ".e")) strcat(buf, ".");
+    return true;
+  }
+  return false;
+}
+
+/* aten::format(fmt, args...) on constants, as TorchScript fills each
+ * "{}" in turn: the string layers compute to explain why they skip a
+ * fast path, whose emptiness decides the path. */
+static oxp_status fold_format(oxp_graph *g, oxp_node *n, bool *done, oxp_diag *d) {
+  const char *fmt = const_str(n->inputs[0]);
+  if (!fmt || !n->outputs[0]->type || n->outputs[0]->type->kind != OXP_T_STR) return OXP_OK;
+  size_t cap = strlen(fmt) + 1, len = 0;
+  char parts[16][128];
+  int nargs = n->ninputs - 1;
+  if (nargs > 16) return OXP_OK;
+  for (int i = 0; i < nargs; i++) {
+    if (!print_const(n->inputs[1 + i], parts[i], sizeof parts[i])) return OXP_OK;
+    cap += strlen(parts[i]);
+  }
+  char *out = oxp_alloc(g->arena, cap);
+  if (!out) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  const char *p = fmt;
+  for (int i = 0; i < nargs; i++) {
+    const char *at = strstr(p, "{}");
+    if (!at) return OXP_OK; /* too many arguments: it raises */
+    memcpy(out + len, p, (size_t)(at - p));
+    len += (size_t)(at - p);
+    size_t l = strlen(parts[i]);
+    memcpy(out + len, parts[i], l);
+    len += l;
+    p = at + 2;
+  }
+  strcpy(out + len, p);
+  oxp_node *k = constant(g, n, OXP_T_STR);
+  if (!k) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  oxp_attr_set_s(k, "value", out);
+  *done = true;
+  return replace_by(g, n, k, d);
+}
+
 oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
                                oxp_diag *d) {
   *done = false;
@@ -250,16 +409,22 @@ oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node *
     /* of a pack no one writes to: its elements, so the sizes of a slice
      * of aten::size fold before the ops that read them */
     oxp_node *p = n->inputs[0]->producer;
-    if (n->ninputs != 1 || !p || p->ninputs != n->noutputs ||
-        !(oxp_kind_is(p, "prim::TupleConstruct") ||
-          (oxp_kind_is(p, "prim::ListConstruct") && !oxp_jit_list_mutated(n->inputs[0]))))
-      return OXP_OK;
-    for (int i = 0; i < n->noutputs; i++) oxp_value_replace_uses(n->outputs[i], p->inputs[i]);
+    oxp_value *e[256];
+    int cnt = -1;
+    if (n->ninputs == 1 && p && oxp_kind_is(p, "prim::TupleConstruct") && p->ninputs <= 256)
+      for (cnt = 0; cnt < p->ninputs; cnt++) e[cnt] = p->inputs[cnt];
+    else if (n->ninputs == 1 && oxp_kind_is(n, "prim::ListUnpack"))
+      cnt = static_elems(n->inputs[0], n, e, 256);
+    if (cnt < 0 && n->ninputs == 1 && p && oxp_kind_is(n, "prim::ListUnpack"))
+      return unpack_concat(g, n, done, next, d);
+    if (cnt != n->noutputs) return OXP_OK;
+    for (int i = 0; i < n->noutputs; i++) oxp_value_replace_uses(n->outputs[i], e[i]);
     oxp_node_destroy(n);
     *done = true;
     return OXP_OK;
   }
   if (n->noutputs != 1) return OXP_OK;
+  if (oxp_kind_is(n, "aten::format")) return fold_format(g, n, done, d);
   if (oxp_kind_is(n, "prim::isinstance") && n->ninputs == 1)
     return fold_isinstance(g, n, done, d);
   if (oxp_kind_is(n, "aten::slice") && n->inputs[0]->type &&
@@ -308,8 +473,25 @@ oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node *
     if ((k = constant(g, n, OXP_T_INT))) oxp_attr_set_i(k, "value", (int64_t)sum);
   } else if (oxp_kind_is(n, "aten::__getitem__") && n->ninputs == 2 && n->inputs[0]->type &&
              n->inputs[0]->type->kind == OXP_T_LIST) {
-    const oxp_node *p = n->inputs[0]->producer;
+    oxp_node *p = n->inputs[0]->producer;
     int64_t i;
+    if (p && oxp_kind_is(p, "aten::size") && p->ninputs == 1 && const_int(n->inputs[1], &i)) {
+      /* x.size()[i] is x.size(i): a static dim folds, another lowers */
+      oxp_node *z = oxp_node_new(g, "aten::size", 1);
+      if (!z || !oxp_node_add_input(z, p->inputs[0]) || !oxp_node_add_input(z, n->inputs[1]))
+        return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+      z->outputs[0]->type = n->outputs[0]->type;
+      z->outputs[0]->name = n->outputs[0]->name;
+      z->loc = n->loc;
+      z->source = n->source;
+      z->scope = n->scope;
+      oxp_node_insert_before(n, z);
+      oxp_value_replace_uses(n->outputs[0], z->outputs[0]);
+      oxp_node_destroy(n);
+      *next = z;
+      *done = true;
+      return OXP_OK;
+    }
     if (!p || !oxp_kind_is(p, "prim::ListConstruct") || oxp_jit_list_mutated(n->inputs[0]) ||
         !const_int(n->inputs[1], &i))
       return OXP_OK;
@@ -320,9 +502,20 @@ oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node *
     *done = true;
     return OXP_OK;
   } else if ((oxp_kind_is(n, "aten::__is__") || oxp_kind_is(n, "aten::__isnot__")) &&
-             n->ninputs == 2 && n->inputs[0] == n->inputs[1]) {
+             n->ninputs == 2 && (n->inputs[0] == n->inputs[1] || distinct_inputs(g, n))) {
     if ((k = constant(g, n, OXP_T_BOOL)))
-      oxp_attr_set_i(k, "value", oxp_kind_is(n, "aten::__is__"));
+      oxp_attr_set_i(k, "value",
+                     oxp_kind_is(n, "aten::__is__") == (n->inputs[0] == n->inputs[1]));
+  } else if (oxp_kind_is(n, "prim::is_nested") && n->ninputs == 1) {
+    if ((k = constant(g, n, OXP_T_BOOL))) oxp_attr_set_i(k, "value", 0); /* none exported */
+  } else if (oxp_kind_is(n, "aten::_nested_tensor_from_mask") ||
+             oxp_kind_is(n, "aten::_nested_tensor_from_mask_left_aligned")) {
+    return oxp_fail(d, OXP_ERR_UNSUPPORTED, &n->loc, n->kind,
+                    "%s: nested tensors have no ONNX form, and whether torch makes one "
+                    "here depends on the padding mask's values (nn.TransformerEncoder with "
+                    "src_key_padding_mask in eval mode); build the encoder with "
+                    "enable_nested_tensor=False to export it",
+                    n->kind);
   } else {
     return OXP_OK;
   }
