@@ -367,6 +367,38 @@ START_TEST(list_writes_become_lists_unless_stored) {
 }
 END_TEST
 
+/* `a is b` folds only when the two are surely different objects: a new
+ * view is not its base, two graph inputs differ; contiguous() may be its
+ * input, and a list element may be anything put in the list. */
+START_TEST(identity_tests_fold_only_when_sure) {
+  pu_parse("graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %s : int[] = prim::Constant[value=[3, 2]]()\n"
+           "  %v : Tensor = aten::view(%x, %s)\n"
+           "  %c : Tensor = aten::contiguous(%x, %z)\n"
+           "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+           "  %e : Tensor = aten::__getitem__(%l, %z)\n"
+           "  %b1 : bool = aten::__is__(%v, %x)\n"
+           "  %b2 : bool = aten::__isnot__(%x, %y)\n"
+           "  %b3 : bool = aten::__is__(%c, %x)\n"
+           "  %b4 : bool = aten::__is__(%c, %y)\n"
+           "  %m : Tensor[] = prim::ListConstruct()\n"
+           "  %a : Tensor[] = aten::append(%m, %y)\n"
+           "  %f : Tensor = aten::__getitem__(%m, %z)\n"
+           "  %b5 : bool = aten::__is__(%f, %y)\n"
+           "  return (%b1, %b2, %b3, %b4, %b5, %l)\n");
+  infer();
+  const char *kinds[5] = {"prim::Constant", "prim::Constant", "aten::__is__", "prim::Constant",
+                          "aten::__is__"};
+  int values[5] = {0, 1, -1, 0, -1};
+  for (int i = 0; i < 5; i++) {
+    oxp_node *p = G->top->outputs[i]->producer;
+    ck_assert_str_eq(p->kind, kinds[i]);
+    if (values[i] >= 0) ck_assert_int_eq(oxp_attr_get(p, "value")->i, values[i]);
+  }
+}
+END_TEST
+
 /* The bug of issue 18: a scripted torch.stack(outs).sum(0) over floats
  * was exported as int64, because the sum of an untyped input was taken
  * for a sum of integers. */
@@ -482,6 +514,7 @@ int main(void) {
   tcase_add_test(t, stacked_float_sum_stays_float);
   tcase_add_test(t, fast_path_test_folds);
   tcase_add_test(t, list_writes_become_lists_unless_stored);
+  tcase_add_test(t, identity_tests_fold_only_when_sure);
   tcase_add_test(t, unknown_dtype_is_never_decided);
   tcase_add_test(t, input_checks_fold_and_attributes_are_inputs);
   tcase_add_test(t, loop_carried_types_hold_on_every_trip);

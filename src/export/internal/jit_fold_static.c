@@ -143,7 +143,11 @@ static const oxp_value *object_root(const oxp_graph *g, const oxp_value *v) {
   for (int depth = 0; v && depth < 64; depth++) {
     const oxp_node *p = v->producer;
     if (!p) return v->owner == g->top ? v : NULL;
+    static const char *const stored[] = {"aten::__getitem__", "aten::pop", "aten::get",
+                                         "aten::setdefault", "aten::values", "aten::wait"};
     if (strncmp(p->kind, "aten::", 6) != 0 || p->noutputs != 1) return NULL;
+    for (size_t i = 0; i < sizeof stored / sizeof *stored; i++)
+      if (oxp_kind_is(p, stored[i])) return NULL; /* an element kept elsewhere */
     size_t len = strlen(p->kind);
     bool inplace = p->kind[len - 1] == '_' && p->kind[len - 2] != '_';
     bool self = inplace;
