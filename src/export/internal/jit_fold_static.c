@@ -3,22 +3,14 @@
  *
  * nn.TransformerEncoderLayer and nn.MultiheadAttention test for their
  * fast path with str(x.device).find("cpu"), bool lists built by
- * append, all()/any() over them and `query is not key`; none of it has
- * an ONNX form (ONNX has no strings), and all of it is known at export
- * time once devices are the export's (the CPU). Folded here, on
- * constants only:
+ * append, all()/any() over them, `query is not key` and messages made
+ * by aten::format; none of it has an ONNX form (ONNX has no strings),
+ * and all of it is known at export time once devices are the export's
+ * (the CPU). Folded here, on constants only:
  *   - aten::str of a Device or str constant;
  *   - aten::find / eq / ne / add on str constants (TorchScript's string
  *     semantics: find's start and end clamp like Python slices), and
  *     aten::format of constants (the why-not-fast-path messages);
- *   - aten::all / aten::any of a bool list whose every element is
- *     known at that point: a ListConstruct of constants plus the appends
- *     of constants that precede the reader in the same block;
- *   - aten::slice of a list (of a ListConstruct, or of aten::size(x)),
- *     and ListUnpack / TupleUnpack of a pack (a list with the appends
- *     before the unpack: a list comprehension);
- *   - aten::sum of an int list, aten::__getitem__ at a constant index,
- *     on a ListConstruct no one writes to;
  *   - aten::__is__ / __isnot__ of one value with itself, or of two
  *     tensors that are surely different objects (separate graph inputs,
  *     outputs of ops that make new tensors: MultiheadAttention's
@@ -26,7 +18,8 @@
  *   - prim::is_nested (false: no nested tensor is exported; making one
  *     from a padding mask is a named error);
  *   - prim::isinstance by its input's type (an Optional that only the
- *     run time decides is a named error).
+ *     run time decides is a named error);
+ *   - the list code around them (jit_fold_lists.c).
  * Anything else is left for lowering to map or to name. */
 #include <math.h>
 #include <stdio.h>
@@ -88,48 +81,6 @@ static int64_t str_find(const char *s, const char *sub, int64_t start, int64_t e
   return -1;
 }
 
-/* The elements of list l as reader n sees them (at most max): l is a
- * ListConstruct in n's block, every use of l is in that block, and the
- * only uses before n are appends whose result nobody reads (a list
- * comprehension, the fast-path test's bool list). */
-static int static_elems(const oxp_value *l, const oxp_node *n, oxp_value **out, int max) {
-  const oxp_node *k = l->producer;
-  if (!k || !oxp_kind_is(k, "prim::ListConstruct") || k->owner != n->owner || l->nblockouts)
-    return -1;
-  for (int i = 0; i < l->nuses; i++)
-    if (l->uses[i].node->owner != k->owner) return -1;
-  int cnt = 0;
-  for (int i = 0; i < k->ninputs; i++) {
-    if (cnt == max) return -1;
-    out[cnt++] = k->inputs[i];
-  }
-  for (const oxp_node *m = k->next; m && m != n; m = m->next) {
-    bool reads = false;
-    for (int i = 0; i < m->ninputs; i++) reads |= m->inputs[i] == l;
-    if (!reads) continue;
-    if (!oxp_kind_is(m, "aten::append") || m->ninputs != 2 || m->inputs[0] != l ||
-        m->inputs[1] == l || (m->noutputs && m->outputs[0]->nuses) || cnt == max)
-      return -1;
-    out[cnt++] = m->inputs[1];
-  }
-  return cnt;
-}
-
-static bool static_bools(const oxp_value *l, const oxp_node *n, bool *all, bool *any) {
-  oxp_value *e[256];
-  int cnt = static_elems(l, n, e, 256);
-  if (cnt < 0) return false;
-  *all = true;
-  *any = false;
-  for (int i = 0; i < cnt; i++) {
-    int64_t b;
-    if (!const_int(e[i], &b)) return false;
-    *all &= b != 0;
-    *any |= b != 0;
-  }
-  return true;
-}
-
 /* The tensor object v surely is: a graph input, or the output of an op
  * that makes a new tensor; ops that may hand back their input itself
  * (contiguous, to, in-place ops, ...) lead to their input. NULL when
@@ -169,83 +120,6 @@ static bool distinct_inputs(const oxp_graph *g, const oxp_node *n) {
     return false;
   const oxp_value *ra = object_root(g, a), *rb = object_root(g, b);
   return ra && rb && ra != rb;
-}
-
-/* A slice bound: a constant int, or None (absent) as dflt. */
-static bool bound(const oxp_node *n, int i, int64_t dflt, int64_t *out) {
-  if (i >= n->ninputs) return *out = dflt, true;
-  const oxp_value *v = n->inputs[i];
-  const oxp_node *k = v->producer;
-  if (k && oxp_kind_is(k, "prim::Constant") && !k->attrs) return *out = dflt, true;
-  return const_int(v, out);
-}
-
-/* aten::slice(l, start, end, step) of a list of length len, step > 0,
- * as Python slices it: the first index and the count. */
-static bool list_slice(const oxp_node *n, int64_t len, int64_t *first, int64_t *cnt,
-                       int64_t *step) {
-  int64_t s, e;
-  if (!bound(n, 3, 1, step) || *step <= 0 || !bound(n, 1, 0, &s) || !bound(n, 2, len, &e))
-    return false;
-  if (s < 0) s = s + len < 0 ? 0 : s + len;
-  if (e < 0) e = e + len < 0 ? 0 : e + len;
-  if (s > len) s = len;
-  if (e > len) e = len;
-  *first = s;
-  *cnt = e > s ? (e - s + *step - 1) / *step : 0;
-  return true;
-}
-
-/* aten::slice of a list: of a ListConstruct no one writes to, the
- * ListConstruct of the elements taken; of aten::size(x) for x of known
- * rank, a ListConstruct of aten::size(x, i), walked next (*next) so
- * static dims fold. */
-static oxp_status slice_list(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
-                             oxp_diag *d) {
-  oxp_value *l = n->inputs[0];
-  oxp_node *p = l->producer;
-  if (!p || oxp_jit_list_mutated(l)) return OXP_OK;
-  bool size = oxp_kind_is(p, "aten::size") && p->ninputs == 1 && p->inputs[0]->type &&
-              p->inputs[0]->type->kind == OXP_T_TENSOR && p->inputs[0]->type->rank >= 0;
-  if (!size && !oxp_kind_is(p, "prim::ListConstruct")) return OXP_OK;
-  int64_t len = size ? p->inputs[0]->type->rank : p->ninputs, first, cnt, step;
-  if (!list_slice(n, len, &first, &cnt, &step)) return OXP_OK;
-  oxp_node *k = oxp_node_new(g, "prim::ListConstruct", 1);
-  if (!k) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  k->outputs[0]->type = n->outputs[0]->type;
-  k->outputs[0]->name = n->outputs[0]->name;
-  k->loc = n->loc;
-  k->source = n->source;
-  k->scope = n->scope;
-  oxp_node *head = NULL;
-  for (int64_t j = 0; j < cnt; j++) {
-    int64_t i = first + j * step;
-    oxp_value *e = size ? NULL : p->inputs[i];
-    if (size) {
-      oxp_node *c = oxp_node_new(g, "prim::Constant", 1);
-      oxp_node *z = oxp_node_new(g, "aten::size", 1);
-      oxp_type *ti = oxp_type_new(g->arena, OXP_T_INT), *to = oxp_type_new(g->arena, OXP_T_INT);
-      if (!c || !z || !ti || !to || !oxp_node_add_input(z, p->inputs[0]) ||
-          !oxp_node_add_input(z, c->outputs[0]))
-        return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-      oxp_attr_set_i(c, "value", i);
-      c->outputs[0]->type = ti;
-      z->outputs[0]->type = to;
-      c->loc = z->loc = n->loc;
-      z->source = n->source;
-      oxp_node_insert_before(n, c);
-      oxp_node_insert_before(n, z);
-      if (!head) head = c;
-      e = z->outputs[0];
-    }
-    if (!oxp_node_add_input(k, e)) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  }
-  oxp_node_insert_before(n, k);
-  oxp_value_replace_uses(n->outputs[0], k->outputs[0]);
-  oxp_node_destroy(n);
-  if (head) *next = head;
-  *done = true;
-  return OXP_OK;
 }
 
 /* Does a value of kind k match one of isinstance's printed types
@@ -302,47 +176,6 @@ static oxp_status fold_isinstance(oxp_graph *g, oxp_node *n, bool *done, oxp_dia
   oxp_attr_set_i(c, "value", m);
   *done = true;
   return replace_by(g, n, c, d);
-}
-
-/* ListUnpack of `a + b` (aten::add of two lists, e.g. [q] + kv.chunk(2))
- * where one side is a ListConstruct no one writes to: its elements
- * directly, and a ListUnpack of the other side for the rest, walked next
- * so a chunk's pieces get their types. */
-static oxp_status unpack_concat(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
-                                oxp_diag *d) {
-  oxp_node *p = n->inputs[0]->producer;
-  if (!oxp_kind_is(p, "aten::add") || p->ninputs != 2 || oxp_jit_list_mutated(n->inputs[0]))
-    return OXP_OK;
-  oxp_value *a = p->inputs[0], *b = p->inputs[1];
-  if (!a->type || a->type->kind != OXP_T_LIST || !b->type || b->type->kind != OXP_T_LIST ||
-      oxp_jit_list_mutated(a) || oxp_jit_list_mutated(b))
-    return OXP_OK;
-  oxp_node *pa = a->producer, *pb = b->producer;
-  bool left = pa && oxp_kind_is(pa, "prim::ListConstruct");
-  bool right = pb && oxp_kind_is(pb, "prim::ListConstruct");
-  if (!left && !right) return OXP_OK;
-  int na = left ? pa->ninputs : n->noutputs - pb->ninputs;
-  if (na < 0 || na > n->noutputs) return OXP_OK;
-  oxp_value *rest = left ? b : a;
-  int nrest = left ? n->noutputs - na : na, off = left ? na : 0;
-  oxp_node *u = oxp_node_new(g, "prim::ListUnpack", nrest);
-  if (!u || !oxp_node_add_input(u, rest)) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  u->loc = n->loc;
-  u->source = n->source;
-  u->scope = n->scope;
-  oxp_node_insert_before(n, u);
-  for (int i = 0; i < nrest; i++) {
-    u->outputs[i]->type = n->outputs[off + i]->type;
-    u->outputs[i]->name = n->outputs[off + i]->name;
-    oxp_value_replace_uses(n->outputs[off + i], u->outputs[i]);
-  }
-  const oxp_node *pk = left ? pa : pb;
-  for (int i = 0; i < pk->ninputs; i++)
-    oxp_value_replace_uses(n->outputs[left ? i : nrest + i], pk->inputs[i]);
-  oxp_node_destroy(n);
-  *next = u;
-  *done = true;
-  return OXP_OK;
 }
 
 /* A constant as TorchScript's aten::format prints it (IValue's
@@ -409,31 +242,12 @@ oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node *
                                oxp_diag *d) {
   *done = false;
   if (n->nblocks || n->ninputs < 1) return OXP_OK;
-  if (oxp_kind_is(n, "prim::ListUnpack") || oxp_kind_is(n, "prim::TupleUnpack")) {
-    /* of a pack no one writes to: its elements, so the sizes of a slice
-     * of aten::size fold before the ops that read them */
-    oxp_node *p = n->inputs[0]->producer;
-    oxp_value *e[256];
-    int cnt = -1;
-    if (n->ninputs == 1 && p && oxp_kind_is(p, "prim::TupleConstruct") && p->ninputs <= 256)
-      for (cnt = 0; cnt < p->ninputs; cnt++) e[cnt] = p->inputs[cnt];
-    else if (n->ninputs == 1 && oxp_kind_is(n, "prim::ListUnpack"))
-      cnt = static_elems(n->inputs[0], n, e, 256);
-    if (cnt < 0 && n->ninputs == 1 && p && oxp_kind_is(n, "prim::ListUnpack"))
-      return unpack_concat(g, n, done, next, d);
-    if (cnt != n->noutputs) return OXP_OK;
-    for (int i = 0; i < n->noutputs; i++) oxp_value_replace_uses(n->outputs[i], e[i]);
-    oxp_node_destroy(n);
-    *done = true;
-    return OXP_OK;
-  }
+  oxp_status st;
+  if ((st = oxp_jit_fold_list(g, n, done, next, d)) || *done) return st;
   if (n->noutputs != 1) return OXP_OK;
   if (oxp_kind_is(n, "aten::format")) return fold_format(g, n, done, d);
   if (oxp_kind_is(n, "prim::isinstance") && n->ninputs == 1)
     return fold_isinstance(g, n, done, d);
-  if (oxp_kind_is(n, "aten::slice") && n->inputs[0]->type &&
-      n->inputs[0]->type->kind == OXP_T_LIST)
-    return slice_list(g, n, done, next, d);
   const oxp_type *rt = n->outputs[0]->type;
   oxp_node *k = NULL;
   const char *a = const_str(n->inputs[0]);
@@ -457,54 +271,6 @@ oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node *
     memcpy(s, a, la);
     memcpy(s + la, b, lb + 1);
     if ((k = constant(g, n, OXP_T_STR))) oxp_attr_set_s(k, "value", s);
-  } else if ((oxp_kind_is(n, "aten::all") || oxp_kind_is(n, "aten::any")) && n->ninputs == 1 &&
-             n->inputs[0]->type && n->inputs[0]->type->kind == OXP_T_LIST) {
-    bool all, any;
-    if (!static_bools(n->inputs[0], n, &all, &any)) return OXP_OK;
-    if ((k = constant(g, n, OXP_T_BOOL)))
-      oxp_attr_set_i(k, "value", oxp_kind_is(n, "aten::all") ? all : any);
-  } else if (oxp_kind_is(n, "aten::sum") && n->ninputs == 1 && n->inputs[0]->type &&
-             n->inputs[0]->type->kind == OXP_T_LIST && rt && rt->kind == OXP_T_INT) {
-    const oxp_node *p = n->inputs[0]->producer;
-    if (!p || !oxp_kind_is(p, "prim::ListConstruct") || oxp_jit_list_mutated(n->inputs[0]))
-      return OXP_OK;
-    uint64_t sum = 0; /* wraps as TorchScript's int64 */
-    for (int i = 0; i < p->ninputs; i++) {
-      int64_t e;
-      if (!const_int(p->inputs[i], &e)) return OXP_OK;
-      sum += (uint64_t)e;
-    }
-    if ((k = constant(g, n, OXP_T_INT))) oxp_attr_set_i(k, "value", (int64_t)sum);
-  } else if (oxp_kind_is(n, "aten::__getitem__") && n->ninputs == 2 && n->inputs[0]->type &&
-             n->inputs[0]->type->kind == OXP_T_LIST) {
-    oxp_node *p = n->inputs[0]->producer;
-    int64_t i;
-    if (p && oxp_kind_is(p, "aten::size") && p->ninputs == 1 && const_int(n->inputs[1], &i)) {
-      /* x.size()[i] is x.size(i): a static dim folds, another lowers */
-      oxp_node *z = oxp_node_new(g, "aten::size", 1);
-      if (!z || !oxp_node_add_input(z, p->inputs[0]) || !oxp_node_add_input(z, n->inputs[1]))
-        return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-      z->outputs[0]->type = n->outputs[0]->type;
-      z->outputs[0]->name = n->outputs[0]->name;
-      z->loc = n->loc;
-      z->source = n->source;
-      z->scope = n->scope;
-      oxp_node_insert_before(n, z);
-      oxp_value_replace_uses(n->outputs[0], z->outputs[0]);
-      oxp_node_destroy(n);
-      *next = z;
-      *done = true;
-      return OXP_OK;
-    }
-    if (!p || !oxp_kind_is(p, "prim::ListConstruct") || oxp_jit_list_mutated(n->inputs[0]) ||
-        !const_int(n->inputs[1], &i))
-      return OXP_OK;
-    if (i < 0) i += p->ninputs;
-    if (i < 0 || i >= p->ninputs) return OXP_OK; /* it raises: lowering names it */
-    oxp_value_replace_uses(n->outputs[0], p->inputs[i]);
-    oxp_node_destroy(n);
-    *done = true;
-    return OXP_OK;
   } else if ((oxp_kind_is(n, "aten::__is__") || oxp_kind_is(n, "aten::__isnot__")) &&
              n->ninputs == 2 && (n->inputs[0] == n->inputs[1] || distinct_inputs(g, n))) {
     if ((k = constant(g, n, OXP_T_BOOL)))

@@ -95,6 +95,10 @@ oxp_status oxp_jit_constprop_node(oxp_graph *g, oxp_node *n, oxp_diag *d);
  * on at *next when it set it (new nodes to fold). */
 oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
                                oxp_diag *d);
+/* Its list part (jit_fold_lists.c): unpacks, slices, all/any, sums and
+ * constant indexing of lists built in straight-line code. */
+oxp_status oxp_jit_fold_list(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
+                             oxp_diag *d);
 /* List copies and writes in straight-line code as new ListConstructs
  * (jit_list_ssa.c): *done when n was replaced. */
 oxp_status oxp_jit_list_ssa(oxp_graph *g, oxp_node *n, bool *done, oxp_diag *d);
