@@ -102,7 +102,7 @@ static bool list_slice(const oxp_node *n, int64_t len, int64_t *first, int64_t *
   if (s > len) s = len;
   if (e > len) e = len;
   *first = s;
-  *cnt = e > s ? (e - s + *step - 1) / *step : 0;
+  *cnt = e > s ? (e - s - 1) / *step + 1 : 0; /* no overflow for a huge step */
   return true;
 }
 
