@@ -305,6 +305,100 @@ static void infer(void) {
   ck_assert_int_eq(oxp_type_promotion(G, &d), OXP_OK);
 }
 
+/* nn.TransformerEncoderLayer's fast-path test: str(x.device).find("cpu")
+ * and all() over a bool list built by append fold; the If takes the
+ * fast path and the list with its appends goes. */
+START_TEST(fast_path_test_folds) {
+  pu_parse("graph(%x : Float(2, 3)):\n"
+           "  %cpu : str = prim::Constant[value=\"cpu\"]()\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %m1 : int = prim::Constant[value=-1]()\n"
+           "  %l : bool[] = prim::ListConstruct()\n"
+           "  %dev : Device = prim::device(%x)\n"
+           "  %s : str = aten::str(%dev)\n"
+           "  %n : int = aten::len(%s)\n"
+           "  %f : int = aten::find(%s, %cpu, %z, %n)\n"
+           "  %ok : bool = aten::ne(%f, %m1)\n"
+           "  %a1 : bool[] = aten::append(%l, %ok)\n"
+           "  %same : bool = aten::__isnot__(%x, %x)\n"
+           "  %ns : bool = aten::__not__(%same)\n"
+           "  %a2 : bool[] = aten::append(%l, %ns)\n"
+           "  %all : bool = aten::all(%l)\n"
+           "  %y : Tensor = prim::If(%all)\n"
+           "    block0():\n"
+           "      %r : Tensor = aten::relu(%x)\n"
+           "      -> (%r)\n"
+           "    block1():\n"
+           "      %g : Tensor = aten::neg(%x)\n"
+           "      -> (%g)\n"
+           "  return (%y)\n");
+  infer();
+  oxp_diag d = {0};
+  ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
+  ck_assert_str_eq(ts_str(), "relu(x)->r");
+}
+END_TEST
+
+/* swin's shift_size.copy() patched in straight-line code: the writes
+ * become new lists and the sum after them folds; a list a tuple holds
+ * before the write keeps its write (the tuple would see it). */
+START_TEST(list_writes_become_lists_unless_stored) {
+  pu_parse("graph(%x : Float(8)):\n"
+           "  %attr : int[] = prim::Constant[value=[3, 3]]()\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %one : int = prim::Constant[value=1]()\n"
+           "  %c : int[] = aten::copy(%attr)\n"
+           "  %w : int[] = aten::_set_item(%c, %one, %z)\n"
+           "  %s : int = aten::sum(%c)\n"
+           "  %k : int = aten::__getitem__(%c, %z)\n"
+           "  %l : int[] = prim::ListConstruct(%z, %one)\n"
+           "  %t : (int[], int) = prim::TupleConstruct(%l, %one)\n"
+           "  %w2 : int[] = aten::_set_item(%l, %z, %one)\n"
+           "  %s2 : int = aten::sum(%l)\n"
+           "  return (%s, %k, %t, %s2)\n");
+  infer();
+  ck_assert_str_eq(G->top->outputs[0]->producer->kind, "prim::Constant");
+  ck_assert_int_eq(oxp_attr_get(G->top->outputs[0]->producer, "value")->i, 3);
+  ck_assert_int_eq(oxp_attr_get(G->top->outputs[1]->producer, "value")->i, 3);
+  ck_assert_str_eq(G->top->outputs[3]->producer->kind, "aten::sum");
+  bool kept = false;
+  for (oxp_node *n = G->top->first; n; n = n->next) kept |= oxp_kind_is(n, "aten::_set_item");
+  ck_assert(kept);
+}
+END_TEST
+
+/* `a is b` folds only when the two are surely different objects: a new
+ * view is not its base, two graph inputs differ; contiguous() may be its
+ * input, and a list element may be anything put in the list. */
+START_TEST(identity_tests_fold_only_when_sure) {
+  pu_parse("graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+           "  %z : int = prim::Constant[value=0]()\n"
+           "  %s : int[] = prim::Constant[value=[3, 2]]()\n"
+           "  %v : Tensor = aten::view(%x, %s)\n"
+           "  %c : Tensor = aten::contiguous(%x, %z)\n"
+           "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+           "  %e : Tensor = aten::__getitem__(%l, %z)\n"
+           "  %b1 : bool = aten::__is__(%v, %x)\n"
+           "  %b2 : bool = aten::__isnot__(%x, %y)\n"
+           "  %b3 : bool = aten::__is__(%c, %x)\n"
+           "  %b4 : bool = aten::__is__(%c, %y)\n"
+           "  %m : Tensor[] = prim::ListConstruct()\n"
+           "  %a : Tensor[] = aten::append(%m, %y)\n"
+           "  %f : Tensor = aten::__getitem__(%m, %z)\n"
+           "  %b5 : bool = aten::__is__(%f, %y)\n"
+           "  return (%b1, %b2, %b3, %b4, %b5, %l)\n");
+  infer();
+  const char *kinds[5] = {"prim::Constant", "prim::Constant", "aten::__is__", "prim::Constant",
+                          "aten::__is__"};
+  int values[5] = {0, 1, -1, 0, -1};
+  for (int i = 0; i < 5; i++) {
+    oxp_node *p = G->top->outputs[i]->producer;
+    ck_assert_str_eq(p->kind, kinds[i]);
+    if (values[i] >= 0) ck_assert_int_eq(oxp_attr_get(p, "value")->i, values[i]);
+  }
+}
+END_TEST
+
 /* The bug of issue 18: a scripted torch.stack(outs).sum(0) over floats
  * was exported as int64, because the sum of an untyped input was taken
  * for a sum of integers. */
@@ -418,6 +512,9 @@ int main(void) {
   tcase_add_test(t, len_of_mutated_list_stays);
   tcase_add_test(t, list_delete_is_kept);
   tcase_add_test(t, stacked_float_sum_stays_float);
+  tcase_add_test(t, fast_path_test_folds);
+  tcase_add_test(t, list_writes_become_lists_unless_stored);
+  tcase_add_test(t, identity_tests_fold_only_when_sure);
   tcase_add_test(t, unknown_dtype_is_never_decided);
   tcase_add_test(t, input_checks_fold_and_attributes_are_inputs);
   tcase_add_test(t, loop_carried_types_hold_on_every_trip);

@@ -32,12 +32,46 @@ void oxp_pass_destroy_block(oxp_block *b) {
   }
 }
 
-static bool dce_block(oxp_pass *p, oxp_block *b) {
+/* A list nobody reads: every use of its ListConstruct writes to it
+ * (append & co. as the list argument, their results unread). The
+ * writes go with it, so a bool list of a folded fast-path test leaves
+ * nothing behind. */
+static bool dead_list(oxp_pass *p, const oxp_node *n) {
+  static const char *const writes[] = {"aten::append", "aten::insert", "aten::extend",
+                                       "aten::clear", "aten::_set_item"};
+  if (!oxp_kind_is(n, "prim::ListConstruct") || n->noutputs != 1) return false;
+  const oxp_value *l = n->outputs[0];
+  if (!l->nuses || oxp_pass_is_out(p, l) || l->nblockouts) return false;
+  for (int i = 0; i < l->nuses; i++) {
+    const oxp_node *m = l->uses[i].node;
+    bool w = false;
+    for (size_t k = 0; k < sizeof writes / sizeof *writes; k++) w |= oxp_kind_is(m, writes[k]);
+    if (!w || m->nblocks || m->inputs[0] != l) return false;
+    for (int j = 1; j < m->ninputs; j++)
+      if (m->inputs[j] == l) return false;
+    for (int j = 0; j < m->noutputs; j++)
+      if (oxp_pass_used(p, m->outputs[j])) return false;
+  }
+  return true;
+}
+
+static void drop_list(oxp_node *n) {
+  oxp_value *l = n->outputs[0];
+  while (l->nuses) oxp_node_destroy(l->uses[l->nuses - 1].node);
+  oxp_node_destroy(n);
+}
+
+static bool dce_block(oxp_pass *p, oxp_block *b, bool *again) {
   bool effects = false;
   for (oxp_node *n = b->last, *prev; n; n = prev) {
     prev = n->prev;
     bool inner = false;
-    for (int k = 0; k < n->nblocks; k++) inner |= dce_block(p, n->blocks[k]);
+    for (int k = 0; k < n->nblocks; k++) inner |= dce_block(p, n->blocks[k], again);
+    if (!inner && dead_list(p, n)) {
+      drop_list(n); /* what only its writes read dies on the next walk */
+      *again = true;
+      continue;
+    }
     bool live = inner || side_effect(n);
     for (int i = 0; i < n->noutputs && !live; i++) live = oxp_pass_used(p, n->outputs[i]);
     if (!live) {
@@ -53,6 +87,10 @@ oxp_status oxp_jit_dce(oxp_graph *g, oxp_diag *d) {
   oxp_pass p;
   oxp_status st = oxp_pass_init(&p, g, NULL, d);
   if (st) return st;
-  dce_block(&p, g->top);
+  bool again = true;
+  for (int round = 0; again && round < 4; round++) {
+    again = false;
+    dce_block(&p, g->top, &again);
+  }
   return OXP_OK;
 }

@@ -411,6 +411,20 @@ static oxp_status type_structural(ti *t, oxp_node *n) {
      * piece keeps the other dims; along dim, full pieces then the rest */
     int64_t cnt, dim, len = -1;
     bool chunk = oxp_kind_is(k, "aten::chunk"), split = oxp_kind_is(k, "aten::split");
+    /* split(x, [sizes], dim): piece i is sizes[i] long */
+    const oxp_node *sz = split && k->ninputs == 3 ? k->inputs[1]->producer : NULL;
+    if (sz && oxp_kind_is(sz, "prim::ListConstruct") && sz->ninputs == n->noutputs &&
+        const_int(k->inputs[2], &dim) && x.rank > 0 && !oxp_jit_list_mutated(k->inputs[1])) {
+      if (dim < 0) dim += x.rank;
+      for (int i = 0; i < n->noutputs && !st && dim >= 0 && dim < x.rank; i++) {
+        int64_t len_i;
+        for (int j = 0; j < x.rank; j++) s.d[j] = x.d[j], s.p[j] = x.p[j];
+        s.d[dim] = const_int(sz->inputs[i], &len_i) && len_i >= 0 ? len_i : -1;
+        s.p[dim] = NULL;
+        st = give(t, n->outputs[i], &s);
+      }
+      return st;
+    }
     if ((chunk || split) && k->ninputs == 3 && const_int(k->inputs[1], &cnt) &&
         const_int(k->inputs[2], &dim) && x.rank > 0 && cnt > 0) {
       if (dim < 0) dim += x.rank;
@@ -476,6 +490,8 @@ static oxp_status visit(ti *t, oxp_node *n, oxp_node **next) {
   }
   bool done;
   if ((st = fold_prim(t, n, &done)) || done) return st;
+  if ((st = oxp_jit_fold_static(t->g, n, &done, next, t->d)) || done) return st;
+  if ((st = oxp_jit_list_ssa(t->g, n, &done, t->d)) || done) return st;
   if (oxp_kind_is(n, "prim::ListUnpack") && n->noutputs > 0 &&
       ((st = split_sizes(t, n, &done, next)) || done))
     return st; /* the walk goes on at the new sizes */

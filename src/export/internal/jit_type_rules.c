@@ -185,6 +185,17 @@ static bool r_same(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
+/* _native_multi_head_attention(query, ...): the output is shaped like
+ * the query (its last dim is embed_dim, as the query's); the weights
+ * keep the dtype only (their shape hangs on need_weights). */
+static bool r_native_mha(const oxp_node *n, oxp_shape *out) {
+  oxp_shape q;
+  in(n, 0, &q);
+  shape_like(&out[0], &q, q.dtype);
+  oxp_shape_unknown(&out[1], q.dtype);
+  return n->noutputs == 2;
+}
+
 /* diagonal(x, offset, d1, d2) drops two dims and adds one: x's dtype,
  * dims left unknown. */
 static bool r_diagonal(const oxp_node *n, oxp_shape *out) {
@@ -715,6 +726,30 @@ static bool r_keep_rank(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
+/* pad(x, pad, ...) and the *_pad* ops: pad holds (before, after) pairs
+ * from the last dim back; a dim and both its pads known give its size
+ * (negative pads crop). */
+static bool r_pad(const oxp_node *n, oxp_shape *out) {
+  r_keep_rank(n, out);
+  oxp_shape x;
+  in(n, 0, &x);
+  int64_t pad[2 * OXP_MAXRANK];
+  int c = sizes(n, 1, pad, 2 * OXP_MAXRANK);
+  if (x.rank < 0 || c < 0 || c % 2 || c / 2 > x.rank) return true;
+  for (int j = 0; j < x.rank; j++) out->d[j] = x.d[j], out->p[j] = x.p[j];
+  for (int j = 0; j < c / 2; j++) {
+    int dim = x.rank - 1 - j;
+    int64_t a = pad[2 * j], b = pad[2 * j + 1], r;
+    out->p[dim] = NULL;
+    if (x.d[dim] < 0 || a == -1 || b == -1 || __builtin_add_overflow(x.d[dim], a, &r) ||
+        __builtin_add_overflow(r, b, &r) || r < 0)
+      out->d[dim] = -1;
+    else
+      out->d[dim] = r;
+  }
+  return true;
+}
+
 /* gather(x, dim, index): x's dtype, index's shape */
 static bool r_gather(const oxp_node *n, oxp_shape *out) {
   oxp_shape i;
@@ -1008,6 +1043,7 @@ static const struct {
     SAME("index_put"), SAME("scatter"), SAME("scatter_add"), SAME("masked_scatter"),
     SAME("index_fill"), SAME("index_copy"), SAME("index_add"), SAME("scatter_reduce"),
     SAME("local_response_norm"), SAME("renorm"), SAME("clamp_min"), SAME("clamp_max"),
+    SAME("_transformer_encoder_layer_fwd"),
 #undef SAME
 #define FLT(op) {"aten::" op, r_float}
     FLT("sigmoid"), FLT("tanh"), FLT("exp"), FLT("exp2"), FLT("expm1"), FLT("log"),
@@ -1030,6 +1066,7 @@ static const struct {
     CMP("logical_and"), CMP("logical_or"), CMP("logical_xor"), CMP("greater"),
     CMP("less"), CMP("greater_equal"), CMP("less_equal"), CMP("not_equal"),
 #undef CMP
+    {"aten::_native_multi_head_attention", r_native_mha},
     {"aten::where", r_where}, {"aten::masked_fill", r_masked_fill},
     {"aten::clamp", r_clamp}, {"aten::clip", r_clamp},
     {"aten::sum", r_sum}, {"aten::prod", r_sum}, {"aten::mean", r_sum},
@@ -1061,10 +1098,10 @@ static const struct {
     {"aten::diagonal", r_diagonal}, {"aten::movedim", r_keep_rank},
     {"aten::moveaxis", r_keep_rank},
     {"aten::view_as", r_expand_as}, {"aten::reshape_as", r_expand_as},
-    {"aten::repeat", r_dtype_only}, {"aten::pad", r_keep_rank},
-    {"aten::constant_pad_nd", r_keep_rank}, {"aten::reflection_pad1d", r_keep_rank},
-    {"aten::reflection_pad2d", r_keep_rank}, {"aten::replication_pad1d", r_keep_rank},
-    {"aten::replication_pad2d", r_keep_rank}, {"aten::__interpolate", r_keep_rank},
+    {"aten::repeat", r_dtype_only}, {"aten::pad", r_pad},
+    {"aten::constant_pad_nd", r_pad}, {"aten::reflection_pad1d", r_pad},
+    {"aten::reflection_pad2d", r_pad}, {"aten::replication_pad1d", r_pad},
+    {"aten::replication_pad2d", r_pad}, {"aten::__interpolate", r_keep_rank},
     {"aten::upsample_nearest2d", r_keep_rank}, {"aten::upsample_bilinear2d", r_keep_rank},
     {"aten::pixel_shuffle", r_keep_rank}, {"aten::pixel_unshuffle", r_keep_rank},
     {"aten::index_select", r_keep_rank}, {"aten::gather", r_gather},

@@ -90,6 +90,18 @@ oxp_status oxp_jit_constprop(oxp_graph *g, oxp_diag *d);
 /* Folds one scalar node on constants (jit_constprop.c); n may be
  * replaced by a prim::Constant. */
 oxp_status oxp_jit_constprop_node(oxp_graph *g, oxp_node *n, oxp_diag *d);
+/* String ops, all()/any() of static bool lists, list slices and sums,
+ * `x is x` (jit_fold_static.c): *done when n was replaced; the walk goes
+ * on at *next when it set it (new nodes to fold). */
+oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
+                               oxp_diag *d);
+/* Its list part (jit_fold_lists.c): unpacks, slices, all/any, sums and
+ * constant indexing of lists built in straight-line code. */
+oxp_status oxp_jit_fold_list(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
+                             oxp_diag *d);
+/* List copies and writes in straight-line code as new ListConstructs
+ * (jit_list_ssa.c): *done when n was replaced. */
+oxp_status oxp_jit_list_ssa(oxp_graph *g, oxp_node *n, bool *done, oxp_diag *d);
 /* prim::If on a known condition: the branch taken moves before n, n goes. */
 void oxp_jit_inline_if(oxp_node *n, bool cond);
 /* Types every value of a scripted graph that its text leaves unknown
