@@ -37,6 +37,7 @@ target_include_directories(api_threads_tsan PRIVATE
   ${CMAKE_BINARY_DIR}/src/export/public/include
   ${CMAKE_SOURCE_DIR}/src/export/internal)
 target_link_libraries(api_threads_tsan PRIVATE onnx_proto PkgConfig::PROTOBUF_C Threads::Threads m)
+add_dependencies(api_threads_tsan oxp_op_rows)
 add_test(NAME api.threads_tsan COMMAND api_threads_tsan)
 set_tests_properties(api.threads_tsan PROPERTIES
   ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1"

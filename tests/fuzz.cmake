@@ -35,6 +35,7 @@ function(oxp_fuzz_core name)
   target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/src/export/internal)
   target_link_libraries(${name} PUBLIC onnx_proto PkgConfig::PROTOBUF_C Threads::Threads m)
   target_compile_options(${name} PRIVATE -O1 -g -fno-omit-frame-pointer ${ARGN})
+  add_dependencies(${name} oxp_op_rows)
 endfunction()
 
 if(OXP_HAVE_ASAN_UBSAN)

@@ -30,7 +30,7 @@ static const char USAGE[] =
     "options:\n"
     "  -o, --output PATH          where to write the model\n"
     "  --weights PATH             safetensors weights (default: MODEL.safetensors)\n"
-    "  --opset N                  ONNX opset, 9..21 (default 17)\n"
+    "  --opset N                  ONNX opset, %d..%d (default %d)\n"
     "  --input-names a,b          rename graph inputs in order\n"
     "  --output-names a,b         rename graph outputs in order\n"
     "  --dynamic-axes N:A=D,...   input N's axis A becomes dim_param D\n"
@@ -225,27 +225,13 @@ static int parse_custom_opset(oxp_arena *a, const char *s, oxp_options *o) {
 }
 
 static int list_ops(int opset, bool all) {
-  /* Every op once, with the opset it first appears in, sorted by name. */
-  const char *names[2048];
-  int first[2048], n = 0;
-  for (int t = 0; t < oxp_sym_ntables; t++) {
-    const oxp_sym_table *tab = oxp_sym_tables[t];
-    for (int i = 0; i < tab->n; i++) {
-      int k = 0;
-      while (k < n && strcmp(names[k], tab->entries[i].op) != 0) k++;
-      if (k == n && n < 2048) {
-        names[n] = tab->entries[i].op;
-        first[n++] = tab->opset;
-      }
-    }
-  }
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-      const char *s = names[j]; names[j] = names[j - 1]; names[j - 1] = s;
-      int f = first[j]; first[j] = first[j - 1]; first[j - 1] = f;
-    }
+  /* Every op once, with the opset it first appears in: the op table is
+   * sorted by name, then first opset. */
+  int n;
+  const oxp_sym_row *rows = oxp_sym_rows(&n);
   for (int i = 0; i < n; i++)
-    if (all || first[i] <= opset) printf("%-40s %d\n", names[i], first[i]);
+    if ((!i || strcmp(rows[i - 1].op, rows[i].op) != 0) && (all || rows[i].since <= opset))
+      printf("%-40s %d\n", rows[i].op, rows[i].since);
   return 0;
 }
 
@@ -349,7 +335,7 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
     case OPT_EXTERNAL_NAME: o.external_data_name = optarg; break;
     case 'q': o.quiet = true; o.warn = NULL; break;
     case OPT_VERSION: printf("onnxexp %s\n", OXP_VERSION); return 0;
-    case 'h': fputs(USAGE, stdout); return 0;
+    case 'h': printf(USAGE, OXP_OPSET_MIN, OXP_OPSET_MAX, OXP_OPSET_DEFAULT); return 0;
     default: return option_error(c, optind > 0 && optind <= argc ? argv[optind - 1] : NULL);
     }
   }

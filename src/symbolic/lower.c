@@ -97,7 +97,7 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
   /* Quantized tensors: quantized:: symbolics read them themselves, other
    * ops only through the dequantize-and-requantize rows (s_quantized.c). */
   if (strncmp(n->kind, "quantized::", 11) != 0 && oxp_q_has_input(c, n))
-    return finish(c, n, oxp_q_args(c, n, oxp_map_get(&c->syms, n->kind)));
+    return finish(c, n, oxp_q_args(c, n, oxp_sym_lookup(n->kind, c->opset, NULL)));
   oxp_custom_fn cfn;
   void *user;
   oxp_status st;
@@ -114,7 +114,7 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
     st = cfn(c, n, user);
     return finish(c, n, st);
   }
-  oxp_symbolic_fn fn = oxp_map_get(&c->syms, n->kind);
+  oxp_symbolic_fn fn = oxp_sym_lookup(n->kind, c->opset, NULL);
   if (!fn && ((et == OXP_OET_ONNX_ATEN_FALLBACK && is_aten) ||
               et == OXP_OET_ONNX_FALLTHROUGH)) {
     st = oxp_s_aten_fallback(c, n, et == OXP_OET_ONNX_FALLTHROUGH);
@@ -239,19 +239,6 @@ static oxp_status mark_dynamic_inputs(oxp_sctx *c) {
   return OXP_OK;
 }
 
-static oxp_status build_syms(oxp_sctx *c) {
-  oxp_map_init(&c->syms, c->dst->arena);
-  oxp_map_init(&c->kinds, c->dst->arena);
-  for (int t = 0; t < oxp_sym_ntables; t++) {
-    const oxp_sym_table *tab = oxp_sym_tables[t];
-    if (tab->opset > c->opset) break;
-    for (int i = 0; i < tab->n; i++)
-      if (!oxp_map_put(&c->syms, tab->entries[i].op, (void *)tab->entries[i].fn))
-        return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  }
-  return OXP_OK;
-}
-
 /* Graph outputs: tuples and lists are flattened, as the legacy exporter
  * does, in order. */
 static oxp_status add_outputs(oxp_sctx *c, oxp_value *v) {
@@ -347,9 +334,8 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
   if (!c->live) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   c->dst->infer = live_infer;
   c->dst->infer_ctx = c;
-  oxp_status st = build_syms(c);
-  if (st) return st;
-  if ((st = oxp_ctl_wrap_syms(c))) return st;
+  oxp_map_init(&c->kinds, c->dst->arena);
+  oxp_status st;
 
   oxp_block *top = src->top;
   for (int i = 0; i < top->ninputs; i++) {

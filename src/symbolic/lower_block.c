@@ -163,34 +163,3 @@ bool oxp_ctl_fold_if(oxp_sctx *c, oxp_node *n, bool cond) {
     oxp_value_replace_uses(n->outputs[i], b->outputs[i]);
   return true;
 }
-
-/* ---- wrapped symbolics --------------------------------------------------------- */
-
-static const char *orig_key(oxp_sctx *c, const char *op) {
-  return oxp_sprintf(oxp_sym_arena(c), "onnxexp.orig:%s", op);
-}
-
-oxp_symbolic_fn oxp_ctl_original(oxp_sctx *c, const char *op) {
-  const char *k = orig_key(c, op);
-  return k ? (oxp_symbolic_fn)oxp_map_get(&c->syms, k) : NULL;
-}
-
-oxp_status oxp_ctl_wrap_syms(oxp_sctx *c) {
-  static const struct {
-    const char *op;
-    oxp_symbolic_fn fn;
-  } wraps[] = {{"aten::stack", oxp_seq_wrap_stack},
-               {"aten::cat", oxp_seq_wrap_cat},
-               {"aten::add", oxp_seq_wrap_add}};
-  for (size_t i = 0; i < sizeof wraps / sizeof *wraps; i++) {
-    void *orig = oxp_map_get(&c->syms, wraps[i].op);
-    /* Without an original and without sequences there is nothing to
-     * wrap: the driver's own "not supported" (or fallback) applies. */
-    if (!orig && c->opset < 11) continue;
-    const char *k = orig_key(c, wraps[i].op);
-    if (!k || (orig && !oxp_map_put(&c->syms, k, orig)) ||
-        !oxp_map_put(&c->syms, wraps[i].op, (void *)wraps[i].fn))
-      return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  }
-  return OXP_OK;
-}

@@ -25,7 +25,6 @@ struct oxp_sctx {
                               lowering began (symbolics may add source values later) */
   oxp_pack **packs;        /* src value id -> lowered list/tuple */
   oxp_node *node;          /* src node being lowered, for diagnostics */
-  oxp_map syms;            /* op name -> oxp_symbolic_fn at this opset */
   oxp_map kinds;           /* ONNX op type -> its "onnx::" node kind */
   bool static_shapes;      /* traced dims are valid (no dynamic axes) */
   int nconsts;             /* counter for constant names */

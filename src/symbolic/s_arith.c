@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "s_control.h"
 #include "s_math_util.h"
 
 /* Both operands of a binary op in the output's dtype. */
@@ -31,6 +32,7 @@ static oxp_status binary(oxp_sctx *c, oxp_node *n, const char *op) {
 }
 
 oxp_status oxp_s_add(oxp_sctx *c, oxp_node *n) {
+  if (oxp_seq_adds_lists(n)) return oxp_seq_add_lists(c, n); /* s_seq.c */
   oxp_value *a, *b;
   if (!operands(c, n, &a, &b)) return oxp_sym_status(c);
   int dt = oxp_sym_dtype(a);

@@ -41,7 +41,7 @@ oxp_status oxp_s_contains(oxp_sctx *c, oxp_node *n) {
   /* numbers known at run time: any(list == x) */
   oxp_value *l = oxp_sym_in(c, n, 0), *e = l ? oxp_sym_in(c, n, 1) : NULL;
   if (!e) return oxp_sym_status(c);
-  int dt = oxp_m_promote(oxp_sym_need_dtype(c, l), oxp_sym_need_dtype(c, e));
+  int dt = oxp_m_promote(c, oxp_sym_need_dtype(c, l), oxp_sym_need_dtype(c, e));
   if (!dt) return oxp_sym_status(c);
   if (oxp_sym_rank(l) != 1) return oxp_sym_unsupported(c, "`in` on a list that is not a flat list of numbers");
   oxp_value *eq = oxp_m_compare(c, "Equal", oxp_m_to(c, l, dt), oxp_m_to(c, e, dt), dt);

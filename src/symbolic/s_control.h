@@ -44,9 +44,6 @@ oxp_type *oxp_ctl_carried_type(oxp_sctx *c, const oxp_value *init,
  * (s_control_types.c); subgraph inputs and outputs whose element type is
  * still unknown lose their type, so onnxruntime infers them. */
 oxp_status oxp_ctl_finish(oxp_sctx *c);
-/* Adds the list-aware wrappers (stack, cat, add of lists) to c->syms; the
- * originals stay reachable for plain tensors. */
-oxp_status oxp_ctl_wrap_syms(oxp_sctx *c);
 
 /* ---- s_seq.c -------------------------------------------------------------- */
 
@@ -68,11 +65,13 @@ void oxp_seq_note_elem(oxp_sctx *c, oxp_value *seq, int dtype);
 /* A new value holding the same sequence (an ONNX subgraph cannot return
  * an outer value directly). */
 oxp_value *oxp_seq_copy(oxp_sctx *c, oxp_value *seq);
-/* Wrapped symbolics (see oxp_ctl_wrap_syms). */
-oxp_status oxp_seq_wrap_stack(oxp_sctx *c, oxp_node *n);
-oxp_status oxp_seq_wrap_cat(oxp_sctx *c, oxp_node *n);
-oxp_status oxp_seq_wrap_add(oxp_sctx *c, oxp_node *n);
-/* The original symbolic of op (before wrapping), or NULL. */
-oxp_symbolic_fn oxp_ctl_original(oxp_sctx *c, const char *op);
+/* The list forms of aten::add, cat and stack, which the tensor symbolics
+ * (oxp_s_add, oxp_s_cat, oxp_s_stack) hand over to first:
+ * oxp_seq_add_lists when oxp_seq_adds_lists(n) (list + list is
+ * concatenation), oxp_seq_concat when the list argument is bound to an
+ * ONNX sequence seq (ConcatFromSequence; new_axis for stack). */
+bool oxp_seq_adds_lists(const oxp_node *n);
+oxp_status oxp_seq_add_lists(oxp_sctx *c, oxp_node *n);
+oxp_status oxp_seq_concat(oxp_sctx *c, oxp_node *n, oxp_value *seq, bool new_axis);
 
 #endif

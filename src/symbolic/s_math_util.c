@@ -1,4 +1,5 @@
-/* s_math_util.c: type promotion, opset-aware elementwise forms and
+/* s_math_util.c: type promotion over a node's inputs (the rules are
+ * dtype_promote.c's), opset-aware elementwise forms and
  * reduction dims shared by the math, comparison and reduction symbolics.
  * Older opsets define many ops only for float or for int32/int64, so the
  * forms here pick the op (or a wider compute type) the opset allows. */
@@ -8,55 +9,17 @@
 
 /* ---- dtypes ---------------------------------------------------------------- */
 
-static int category(int dt) {
-  if (dt == OXP_DT_BOOL) return 0;
-  if (oxp_dtype_is_int(dt)) return 1;
-  if (oxp_dtype_is_float(dt)) return 2;
-  return dt == OXP_DT_COMPLEX64 || dt == OXP_DT_COMPLEX128 ? 3 : -1;
+/* Type promotion is dtype_promote.c's; here a pair it refuses becomes
+ * the located error. */
+static int refused(oxp_sctx *c, int a, int b) {
+  char why[160];
+  oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s", oxp_promote_why(a, b, why, sizeof why));
+  return 0;
 }
 
-static int float_rank(int dt) {
-  switch (dt) {
-  case OXP_DT_FLOAT16: return 1;
-  case OXP_DT_BFLOAT16: return 2;
-  case OXP_DT_FLOAT: return 3;
-  case OXP_DT_DOUBLE: return 4;
-  default: return 0;
-  }
-}
-
-static bool is_unsigned(int dt) {
-  return dt == OXP_DT_UINT8 || dt == OXP_DT_UINT16 || dt == OXP_DT_UINT32 ||
-         dt == OXP_DT_UINT64;
-}
-
-static int signed_of_size(size_t sz) {
-  switch (sz) {
-  case 1: return OXP_DT_INT8;
-  case 2: return OXP_DT_INT16;
-  case 4: return OXP_DT_INT32;
-  default: return OXP_DT_INT64;
-  }
-}
-
-int oxp_m_promote(int a, int b) {
-  if (!a) return b;
-  if (!b || a == b) return a;
-  int ca = category(a), cb = category(b);
-  if (ca != cb) return ca > cb ? a : b;
-  if (ca == 2) {
-    /* half with bfloat16 meet in float32. */
-    if (float_rank(a) + float_rank(b) == 3) return OXP_DT_FLOAT;
-    return float_rank(a) > float_rank(b) ? a : b;
-  }
-  if (ca == 1) {
-    size_t sa = oxp_dtype_size(a), sb = oxp_dtype_size(b);
-    if (is_unsigned(a) == is_unsigned(b)) return sa >= sb ? a : b;
-    /* uint8 with a signed type: a signed type wide enough for both. */
-    size_t su = is_unsigned(a) ? sa : sb, ss = is_unsigned(a) ? sb : sa;
-    return signed_of_size(ss > su ? ss : su * 2);
-  }
-  return a;
+int oxp_m_promote(oxp_sctx *c, int a, int b) {
+  int dt = oxp_promote_types(a, b);
+  return dt == OXP_DT_REFUSED ? refused(c, a, b) : dt;
 }
 
 /* The element type of an ONNX value built here, read off the ops that
@@ -126,17 +89,6 @@ static int priority(oxp_node *n, int i) {
   return 2;
 }
 
-/* torch's combine_categories(higher, lower): a lower-priority operand
- * changes the type only when it is of a higher category. */
-static int combine(int higher, int lower) {
-  if (!higher) return lower;
-  if (!lower) return higher;
-  if (category(higher) >= 2) return higher;
-  if (higher == OXP_DT_BOOL || oxp_dtype_is_float(lower))
-    return oxp_m_promote(higher, lower);
-  return higher;
-}
-
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
   int r[3] = {0, 0, 0};
   int idx[2] = {i, j};
@@ -149,9 +101,14 @@ int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
     if (!dt && p < 2) return 0;
     /* Python floats are the default dtype, not double. */
     if (p == 2 && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
-    r[p] = oxp_m_promote(r[p], dt);
+    int pr = oxp_promote_types(r[p], dt);
+    if (pr == OXP_DT_REFUSED) return refused(c, r[p], dt);
+    r[p] = pr;
   }
-  return combine(r[0], combine(r[1], r[2]));
+  int lower = oxp_combine_categories(r[1], r[2]);
+  if (lower == OXP_DT_REFUSED) return refused(c, r[1], r[2]);
+  int dt = oxp_combine_categories(r[0], lower);
+  return dt == OXP_DT_REFUSED ? refused(c, r[0], lower) : dt;
 }
 
 int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n) {

@@ -16,11 +16,13 @@
 int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i);
 /* torch.result_type over inputs i and j (j < 0: only i): dimensioned
  * tensors win over 0-d tensors, which win over Python scalars, unless a
- * lower-priority operand is of a higher category (bool < int < float).
- * 0 when a tensor operand's dtype is unknown. */
+ * lower-priority operand is of a higher category (bool < int < float <
+ * complex). 0 when a tensor operand's dtype is unknown; 0 after a located
+ * error when torch refuses the dtypes (dtype_promote.c). */
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j);
-/* torch.promote_types. */
-int oxp_m_promote(int a, int b);
+/* torch.promote_types (dtype_promote.c); 0 after a located error when
+ * torch refuses the pair or the result has no ONNX type. */
+int oxp_m_promote(oxp_sctx *c, int a, int b);
 /* Output dtype of n, else the result type of inputs 0 and 1. */
 int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n);
 /* The dtype a float-valued op of inputs 0 and j (j < 0: only 0)

@@ -461,16 +461,7 @@ oxp_status oxp_s_list_getitem(oxp_sctx *c, oxp_node *n) {
 
 /* ---- wrappers of other families' symbolics ------------------------------- */
 
-static oxp_status call_original(oxp_sctx *c, oxp_node *n) {
-  oxp_symbolic_fn fn = oxp_ctl_original(c, n->kind);
-  if (!fn)
-    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s is not supported at opset %d",
-                        n->kind, oxp_sym_opset(c));
-  return fn(c, n);
-}
-
-static oxp_status concat_seq(oxp_sctx *c, oxp_node *n, oxp_value *seq,
-                             bool new_axis) {
+oxp_status oxp_seq_concat(oxp_sctx *c, oxp_node *n, oxp_value *seq, bool new_axis) {
   int64_t dim = 0;
   if (n->ninputs > 1 && !oxp_sym_need_int(c, n, 1, &dim))
     return oxp_sym_status(c);
@@ -483,21 +474,12 @@ static oxp_status concat_seq(oxp_sctx *c, oxp_node *n, oxp_value *seq,
   return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }
 
-/* aten::stack(list, dim) of a list that is a sequence. */
-oxp_status oxp_seq_wrap_stack(oxp_sctx *c, oxp_node *n) {
-  oxp_value *seq = n->ninputs ? oxp_seq_bound(c, n->inputs[0]) : NULL;
-  return seq ? concat_seq(c, n, seq, true) : call_original(c, n);
-}
-
-oxp_status oxp_seq_wrap_cat(oxp_sctx *c, oxp_node *n) {
-  oxp_value *seq = n->ninputs ? oxp_seq_bound(c, n->inputs[0]) : NULL;
-  return seq ? concat_seq(c, n, seq, false) : call_original(c, n);
+bool oxp_seq_adds_lists(const oxp_node *n) {
+  return n->ninputs == 2 && oxp_seq_is_list(n->inputs[0]);
 }
 
 /* aten::add(list, list): concatenation. */
-oxp_status oxp_seq_wrap_add(oxp_sctx *c, oxp_node *n) {
-  if (n->ninputs != 2 || !oxp_seq_is_list(n->inputs[0]))
-    return call_original(c, n);
+oxp_status oxp_seq_add_lists(oxp_sctx *c, oxp_node *n) {
   oxp_value *a = oxp_seq_bound(c, n->inputs[0]);
   oxp_value *b = oxp_seq_bound(c, n->inputs[1]);
   oxp_value **va = NULL, **vb = NULL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "s_control.h"
 
 static oxp_value *transpose(oxp_sctx *c, oxp_value *x, const int64_t *perm,
                             int r) {
@@ -118,6 +119,9 @@ oxp_status oxp_s_t(oxp_sctx *c, oxp_node *n) {
 }
 
 oxp_status oxp_s_cat(oxp_sctx *c, oxp_node *n) {
+  /* A list that is an ONNX sequence at run time (s_seq.c). */
+  oxp_value *seq = n->ninputs ? oxp_seq_bound(c, n->inputs[0]) : NULL;
+  if (seq) return oxp_seq_concat(c, n, seq, false);
   oxp_value **vals;
   int cnt;
   int64_t dim;

@@ -3,6 +3,7 @@
  * and shape queries (dim, numel, _shape_as_tensor). */
 #include <string.h>
 
+#include "s_control.h"
 #include "s_shape_util.h"
 
 /* reshape_as / view_as(x, other) = Reshape(x, Shape(other)). */
@@ -153,6 +154,9 @@ oxp_status oxp_s_broadcast_tensors(oxp_sctx *c, oxp_node *n) {
 
 /* stack(list, dim): Unsqueeze each at dim, then Concat. */
 oxp_status oxp_s_stack(oxp_sctx *c, oxp_node *n) {
+  /* A list that is an ONNX sequence at run time (s_seq.c). */
+  oxp_value *seq = n->ninputs ? oxp_seq_bound(c, n->inputs[0]) : NULL;
+  if (seq) return oxp_seq_concat(c, n, seq, true);
   oxp_value **v;
   int cnt;
   int64_t dim;

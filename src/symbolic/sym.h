@@ -14,22 +14,19 @@
 typedef struct oxp_sctx oxp_sctx;
 typedef oxp_status (*oxp_symbolic_fn)(oxp_sctx *c, oxp_node *n);
 
+/* One row of the op table (op_table.c): op's symbolic from opset since on,
+ * until a row of the same op with a higher since. */
 typedef struct {
   const char *op;        /* "aten::add" */
+  int since;             /* first opset of this form */
   oxp_symbolic_fn fn;
-} oxp_sym_entry;
+} oxp_sym_row;
 
-typedef struct {
-  int opset;             /* the opset where these forms first apply */
-  const oxp_sym_entry *entries;
-  int n;
-} oxp_sym_table;
+/* The op table: every ops.def row, sorted by (op, since), no (op, since)
+ * twice. */
+const oxp_sym_row *oxp_sym_rows(int *n);
 
-/* All tables, ascending by opset (registry.c). */
-extern const oxp_sym_table *const oxp_sym_tables[];
-extern const int oxp_sym_ntables;
-
-/* Finds the symbolic for op at opset: the entry from the highest table not
+/* Finds the symbolic for op at opset: the row with the highest since not
  * above opset. *first_opset (may be NULL) receives the lowest opset where
  * op exists at all, or 0 if never. */
 oxp_symbolic_fn oxp_sym_lookup(const char *op, int opset, int *first_opset);

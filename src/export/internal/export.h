@@ -61,7 +61,27 @@ typedef struct {
 
 void oxp_options_init(oxp_options *o);
 
-enum { OXP_OPSET_MIN = 9, OXP_OPSET_MAX = 21, OXP_OPSET_DEFAULT = 17 };
+/* The supported opsets are the rows of opsets.def: an enumerator per row
+ * (OXP_OPSET_V9 = 9, ...), so the one after the last row is MAX + 1, and
+ * one index per row gives their count. Rows are ascending without gaps
+ * (checked at compile time in serialize.c). */
+enum {
+#define OXP_OPSET(v, ir) OXP_OPSET_V##v = v,
+#include "opsets.def"
+#undef OXP_OPSET
+  OXP_OPSET_END
+};
+enum {
+#define OXP_OPSET(v, ir) OXP_OPSET_IDX_##v,
+#include "opsets.def"
+#undef OXP_OPSET
+  OXP_OPSET_COUNT
+};
+enum {
+  OXP_OPSET_MAX = OXP_OPSET_END - 1,
+  OXP_OPSET_MIN = OXP_OPSET_END - OXP_OPSET_COUNT,
+  OXP_OPSET_DEFAULT = 17
+};
 
 /* Lowers the TorchScript graph src into a new ONNX graph (nodes
  * "onnx::Op" or "domain::Op") in the same arena. */

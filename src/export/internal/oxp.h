@@ -162,6 +162,19 @@ int64_t oxp_dtype_to_scalar_type(int dt);    /* -1 if none */
 bool oxp_dtype_is_float(int dt);
 bool oxp_dtype_is_int(int dt);               /* signed or unsigned, not bool */
 
+/* torch's type promotion (dtype_promote.c). A 0 operand (not known yet,
+ * or no operand) leaves the other one. OXP_DT_REFUSED when torch refuses
+ * the pair or the result has no ONNX type; oxp_promote_why then says why,
+ * in buf. */
+enum { OXP_DT_REFUSED = -1 };
+/* torch.promote_types(a, b). */
+int oxp_promote_types(int a, int b);
+/* c10's combine_categories: the result of a higher-priority operand's
+ * dtype with a lower-priority one's (a 0-d tensor, a Python scalar); a
+ * REFUSED operand gives REFUSED. */
+int oxp_combine_categories(int higher, int lower);
+const char *oxp_promote_why(int a, int b, char *buf, size_t n);
+
 /* ---- types --------------------------------------------------------------- */
 
 typedef enum {

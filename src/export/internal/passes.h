@@ -127,7 +127,6 @@ typedef struct {
 int oxp_result_type(const oxp_operand *ops, int n);
 /* v as an operand of result_type: false when v is no tensor or number. */
 bool oxp_operand_of(const oxp_value *v, oxp_operand *o);
-int oxp_promote_types(int a, int b);
 
 /* ---- shapes ------------------------------------------------------------- */
 

@@ -33,16 +33,24 @@ typedef struct {
   oxp_status st;
 } ser;
 
+/* opsets.def's rows are ascending without gaps, so MIN..MAX is the
+ * range and row k is opset MIN + k. */
+#define OXP_OPSET(v, ir)                                                   \
+  _Static_assert(OXP_OPSET_IDX_##v == (v) - OXP_OPSET_MIN,                \
+                 "opsets.def: opset " #v " breaks the ascending, gapless rows");
+#include "opsets.def"
+#undef OXP_OPSET
+_Static_assert(OXP_OPSET_DEFAULT >= OXP_OPSET_MIN && OXP_OPSET_DEFAULT <= OXP_OPSET_MAX,
+               "the default opset is outside opsets.def");
+
 int64_t oxp_ir_version_for_opset(int opset) {
-  if (opset < 9) return 0;
-  if (opset == 9) return 4;
-  if (opset == 10) return 5;
-  if (opset == 11) return 6;
-  if (opset <= 14) return 7;
-  if (opset <= 18) return 8;
-  if (opset <= 20) return 9;
-  if (opset == 21) return 10;
-  return 0; /* newer than this table: the caller rejects it */
+  static const int64_t ir[OXP_OPSET_COUNT] = {
+#define OXP_OPSET(v, irv) [(v) - OXP_OPSET_MIN] = (irv),
+#include "opsets.def"
+#undef OXP_OPSET
+  };
+  /* 0 outside opsets.def: the caller rejects it. */
+  return opset >= OXP_OPSET_MIN && opset <= OXP_OPSET_MAX ? ir[opset - OXP_OPSET_MIN] : 0;
 }
 
 static bool nomem(ser *s) {

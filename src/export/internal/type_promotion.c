@@ -9,63 +9,11 @@
  * dimensioned tensors > 0-d tensors > Python scalars, and a lower class
  * only matters when it is of a higher category (bool < int < float):
  * int32 tensor + 5 stays int32, int32 tensor + 2.5 is float32, a float16
- * tensor + a 0-d float32 tensor stays float16. */
+ * tensor + a 0-d float32 tensor stays float16. The promotion rules
+ * themselves are dtype_promote.c's. */
 #include <string.h>
 
 #include "passes.h"
-
-static int rank_int(int dt) {
-  switch (dt) {
-  case OXP_DT_UINT8: return 1;
-  case OXP_DT_INT8: return 2;
-  case OXP_DT_INT16: return 3;
-  case OXP_DT_INT32: return 4;
-  case OXP_DT_INT64: return 5;
-  default: return 0;
-  }
-}
-
-static int rank_float(int dt) {
-  switch (dt) {
-  case OXP_DT_FLOAT16: case OXP_DT_BFLOAT16: return 1;
-  case OXP_DT_FLOAT: return 2;
-  case OXP_DT_DOUBLE: return 3;
-  default: return 0;
-  }
-}
-
-int oxp_promote_types(int a, int b) {
-  if (!a) return b;
-  if (!b || a == b) return a;
-  if (a == OXP_DT_BOOL) return b;
-  if (b == OXP_DT_BOOL) return a;
-  int fa = rank_float(a), fb = rank_float(b);
-  if (fa || fb) {
-    if (fa && fb) {
-      if (fa == 1 && fb == 1) return OXP_DT_FLOAT; /* half with bfloat16 */
-      return fa >= fb ? a : b;
-    }
-    return fa ? a : b;
-  }
-  /* uint8 with a signed type needs the next wider signed one. */
-  if (a == OXP_DT_UINT8 || b == OXP_DT_UINT8) {
-    int o = a == OXP_DT_UINT8 ? b : a;
-    return o == OXP_DT_INT8 ? OXP_DT_INT16 : o;
-  }
-  return rank_int(a) >= rank_int(b) ? a : b;
-}
-
-static int category(int dt) {
-  return dt == OXP_DT_BOOL ? 1 : rank_float(dt) ? 3 : dt ? 2 : 0;
-}
-
-/* c10::combine_categories(higher, lower) */
-static int combine(int higher, int lower) {
-  if (!higher) return lower;
-  if (category(higher) == 3) return higher;
-  if (higher == OXP_DT_BOOL || category(lower) == 3) return oxp_promote_types(higher, lower);
-  return higher;
-}
 
 static int result_type(const oxp_operand *ops, int n) {
   int dim = 0, zero = 0, wrapped = 0;
@@ -73,12 +21,14 @@ static int result_type(const oxp_operand *ops, int n) {
     int dt = ops[i].dtype;
     if (!dt) return 0;
     /* A Python float counts as the default dtype. */
-    if (ops[i].scalar && rank_float(dt)) dt = OXP_DT_FLOAT;
+    if (ops[i].scalar && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
     if (ops[i].scalar) wrapped = oxp_promote_types(wrapped, dt);
     else if (ops[i].zero_dim) zero = oxp_promote_types(zero, dt);
     else dim = oxp_promote_types(dim, dt);
   }
-  return combine(dim, combine(zero, wrapped));
+  int r = oxp_combine_categories(dim, oxp_combine_categories(zero, wrapped));
+  /* A pair torch refuses: unknown here; lowering names the error. */
+  return r == OXP_DT_REFUSED ? 0 : r;
 }
 
 int oxp_result_type(const oxp_operand *ops, int n) {
@@ -190,7 +140,7 @@ static int infer(const oxp_node *n, int r, int first, int count) {
     if (n->ninputs < 1 || !oxp_operand_of(n->inputs[0], &ops[0]) || ops[0].scalar ||
         !ops[0].dtype)
       return 0; /* an unknown input: the sum's dtype is unknown too */
-    return rank_float(ops[0].dtype) ? ops[0].dtype : OXP_DT_INT64;
+    return oxp_dtype_is_float(ops[0].dtype) ? ops[0].dtype : OXP_DT_INT64;
   default: break;
   }
   if (n->ninputs < first + count) return 0;
@@ -198,7 +148,7 @@ static int infer(const oxp_node *n, int r, int first, int count) {
     if (!oxp_operand_of(n->inputs[first + i], &ops[i])) return 0;
   int dt = oxp_result_type(ops, count);
   if (r == COMPARE) return dt ? OXP_DT_BOOL : 0;
-  if (r == TRUE_DIV && dt && !rank_float(dt) && !rounded(n)) return OXP_DT_FLOAT;
+  if (r == TRUE_DIV && dt && !oxp_dtype_is_float(dt) && !rounded(n)) return OXP_DT_FLOAT;
   return dt;
 }
 

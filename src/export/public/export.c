@@ -12,6 +12,12 @@
 #include "../internal/serialize.h"
 #include "../internal/source_loc.h"
 
+/* The public opset constants and opsets.def (the internal range) are one
+ * range: a row added there needs the public constant moved too. */
+_Static_assert((int)ONNXEXP_OPSET_MIN == (int)OXP_OPSET_MIN, "ONNXEXP_OPSET_MIN differs from opsets.def");
+_Static_assert((int)ONNXEXP_OPSET_MAX == (int)OXP_OPSET_MAX, "ONNXEXP_OPSET_MAX differs from opsets.def");
+_Static_assert((int)ONNXEXP_OPSET_DEFAULT == (int)OXP_OPSET_DEFAULT, "ONNXEXP_OPSET_DEFAULT differs from export.h");
+
 /* The part of onnxexp_options every caller has: up to opset_version. */
 #define MIN_OPTIONS_SIZE \
   (offsetof(onnxexp_options, opset_version) + sizeof(int))

@@ -1,5 +1,6 @@
-/* symbolic_opset.c: the built-in op tables (symbolic_opset9..N) and the
- * lookup the lowering driver does, read-only. */
+/* symbolic_opset.c: the built-in op table (torch's symbolic_opset9..N in
+ * one table, src/symbolic/op_table.c) and the lookup the lowering driver
+ * does, read-only. */
 #include <string.h>
 
 #include "shim.h"
@@ -12,19 +13,13 @@ onnxexp_status onnxexp_list_ops(int opset, onnxexp_op_visit_fn visit, void *user
     return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
                                     "onnxexp_list_ops: opset %d is outside %d..%d",
                                     opset, OXP_OPSET_MIN, OXP_OPSET_MAX);
-  for (int t = 0; t < oxp_sym_ntables; t++) {
-    const oxp_sym_table *tab = oxp_sym_tables[t];
-    if (opset && tab->opset > opset) break;
-    for (int i = 0; i < tab->n; i++) {
-      int first = 0;
-      oxp_sym_lookup(tab->entries[i].op, OXP_OPSET_MAX, &first);
-      /* Each op once: where it first appears. */
-      if (first != tab->opset) continue;
-      bool dup = false;
-      for (int k = 0; k < i && !dup; k++)
-        dup = strcmp(tab->entries[k].op, tab->entries[i].op) == 0;
-      if (!dup && visit(user, tab->entries[i].op, first)) return ONNXEXP_OK;
-    }
+  int n;
+  const oxp_sym_row *rows = oxp_sym_rows(&n);
+  for (int i = 0; i < n; i++) {
+    /* Each op once, at its first row (rows are sorted by op, then since). */
+    if (i && strcmp(rows[i - 1].op, rows[i].op) == 0) continue;
+    if (opset && rows[i].since > opset) continue;
+    if (visit(user, rows[i].op, rows[i].since)) return ONNXEXP_OK;
   }
   return ONNXEXP_OK;
 }

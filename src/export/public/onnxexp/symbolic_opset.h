@@ -14,7 +14,8 @@ typedef int (*onnxexp_op_visit_fn)(void *user, const char *op,
                                    int first_opset);
 
 /* Visits every op with a built-in symbolic at opset (0: at any opset),
- * each once, in table order. Custom symbolics are not listed. */
+ * each once, in table order (by op name). Custom symbolics are not
+ * listed. */
 ONNXEXP_API onnxexp_status onnxexp_list_ops(int opset,
                                             onnxexp_op_visit_fn visit,
                                             void *user, onnxexp_diag *diag);
