@@ -123,6 +123,41 @@ oxp_status oxp_s_split(oxp_sctx *c, oxp_node *n) {
   return runtime_pieces(c, n, x, axis, l.t, l.n);
 }
 
+/* chunk of a dim d known only at run time (RAFT's torch.chunk of its two
+ * images' features on a dynamic batch) into the k pieces its unpack
+ * reads: k - 1 pieces of s = ceil(d / chunks), then d - s * (k - 1), as
+ * the legacy exporter's chunk (which takes k = chunks; the unpack's count
+ * is the traced one, so also right where the trace gave fewer pieces).
+ * Like every traced unpack, the count stays the traced one: at a size
+ * where torch would give another count (chunk(4) of 6 gives 3 pieces, of
+ * 4 gives 4) the pieces differ from eager torch's, as in torch's export;
+ * a negative last size makes Split fail at run time. */
+static oxp_status runtime_chunk(oxp_sctx *c, oxp_node *n, oxp_value *x,
+                                int64_t axis, int64_t chunks) {
+  int k = oxp_sx_list_len(n, 0);
+  if (k < 0)
+    return oxp_sym_unsupported(c, "chunk of a dim of unknown size into a list of unknown length");
+  if (k > chunks)
+    return oxp_sym_fail(c, OXP_ERR_GRAPH, "chunk: %d pieces unpacked from %lld chunks", k,
+                        (long long)chunks);
+  if (oxp_sym_opset(c) < 11)
+    return oxp_sym_unsupported(c, "chunk of a dim of unknown size before opset 11 (ONNX Split "
+                               "takes the sizes as an attribute; SplitToSequence from 11 takes them at run time)");
+  if (k == 1) return oxp_sx_set_list(c, n, 0, &x, 1);
+  oxp_value *d = oxp_sx_gather(c, oxp_sx_shape(c, x), oxp_sym_const_i64s(c, &axis, 1), 0);
+  int64_t cm1 = chunks - 1, km1 = k - 1;
+  oxp_value *s = oxp_sym_op2(c, "Div", oxp_sym_op2(c, "Add", d, oxp_sym_const_i64s(c, &cm1, 1)),
+                             oxp_sym_const_i64s(c, &chunks, 1));
+  oxp_value *head = oxp_sym_op2(c, "Expand", s, oxp_sym_const_i64s(c, &km1, 1));
+  oxp_value *last = oxp_sym_op2(c, "Sub", d, oxp_sym_op2(c, "Mul", s, oxp_sym_const_i64s(c, &km1, 1)));
+  if (!last || !head) return oxp_sym_status(c);
+  oxp_value *sizes = oxp_sx_concat(c, (oxp_value *[]){head, last}, 2, 0);
+  if (!sizes) return oxp_sym_status(c);
+  int64_t k64 = k;
+  oxp_sym_set_type(c, sizes, OXP_DT_INT64, 1, &k64);
+  return runtime_pieces(c, n, x, axis, sizes, k);
+}
+
 /* chunk(x, chunks, dim): pieces of ceil(d / chunks). */
 oxp_status oxp_s_chunk(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
@@ -130,9 +165,9 @@ oxp_status oxp_s_chunk(oxp_sctx *c, oxp_node *n) {
   if (!x || !oxp_sym_need_int(c, n, 1, &chunks) ||
       !oxp_sx_axis_arg(c, n, 2, oxp_sym_rank(x), &axis))
     return oxp_sym_status(c);
-  int64_t d = oxp_sx_dim(x, (int)axis);
-  if (d < 0) return oxp_sym_unsupported(c, "chunk of a dim of unknown size");
   if (chunks <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "chunk: chunks must be positive");
+  int64_t d = oxp_sx_dim(x, (int)axis);
+  if (d < 0) return runtime_chunk(c, n, x, axis, chunks);
   return even_split(c, n, x, axis, d == 0 ? 1 : (d - 1) / chunks + 1);
 }
 

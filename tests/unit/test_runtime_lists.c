@@ -3,7 +3,7 @@
  * list is built from aten::size results (and arithmetic on them), as
  * torch prints F.interpolate(x, size=y.shape[-2:]), F.pad with amounts
  * computed from shapes, torch.split by sizes, expand and reshape to
- * sizes. Exported through the whole pipeline at opsets 11, 13, 17, 21:
+ * sizes, and torch.chunk of a dynamic dim. Exported through the whole pipeline at opsets 11, 13, 17, 21:
  * with static shapes the list is folded to the exact constant the op
  * reads; with a dynamic axis feeding it the op reads a computed tensor
  * and the output's dim is the axis's name. Where ONNX needs the list at
@@ -74,6 +74,14 @@ static const char *const split_ir = SHAPES SIZE("a", "y", "1")
     "  %p : Float(1, 2, 5, 6), %q : Float(1, 1, 5, 6) = prim::ListUnpack(%s)\n"
     "  return (%p, %q)\n";
 
+/* y.chunk(2, 2): the sizes ceil(h / 2) and the rest, from Shape when h
+ * is dynamic (RAFT chunks its features on a dynamic batch) */
+static const char *const chunk_ir = SHAPES
+    "  %2 : int = prim::Constant[value=2]()\n"
+    "  %s : Tensor[] = aten::chunk(%y, %2, %2)\n"
+    "  %p : Float(1, 2, 4, 6), %q : Float(1, 2, 3, 6) = prim::ListUnpack(%s)\n"
+    "  return (%p, %q)\n";
+
 /* x[:, :1, :1].expand(y.size(0), -1, y.size(2), y.size(3)) */
 static const char *const expand_ir =
     "graph(%x : Float(1, 1, 1, 6), %y : Float(1, 2, 7, 6)):\n"
@@ -108,10 +116,11 @@ static const form forms[] = {
     {"split", NULL, "Split", 1, {2, 1}, 2, 1, 1, true},
     {"expand", NULL, "Expand", 1, {1, 1, 7, 6}, 4, 2, 2, true},
     {"reshape", NULL, "Reshape", 1, {1, -1, 6}, 3, 3, 2, true},
+    {"chunk", NULL, "Split", 1, {4, 3}, 2, 2, 2, false},
 };
 
 static const char *ir_of(int i) {
-  const char *const irs[] = {interp_ir, pad_ir, split_ir, expand_ir, reshape_ir};
+  const char *const irs[] = {interp_ir, pad_ir, split_ir, expand_ir, reshape_ir, chunk_ir};
   return irs[i];
 }
 
@@ -226,10 +235,12 @@ static const bad bads[] = {
      "upsample to a size known only at run time is not supported at opset 10"},
     {"split before 11", 3, 10, 1,
      "aten::split_with_sizes: argument 1 (%l) is known only at run time"},
+    {"chunk before 11", 4, 10, 2,
+     "aten::chunk: chunk of a dim of unknown size before opset 11"},
 };
 
 START_TEST(attribute_lists_name_the_argument) {
-  const char *const irs[] = {pool_ir, pad_ir, nearest_ir, split_ir};
+  const char *const irs[] = {pool_ir, pad_ir, nearest_ir, split_ir, chunk_ir};
   const bad *b = &bads[_i];
   oxp_dyn_axis ax = {"y", b->dyn_axis, "D"};
   oxp_graph *g = NULL;
