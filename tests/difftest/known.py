@@ -168,9 +168,6 @@ KNOWN = [
       "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
       "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
       lambda s, v, o: s.op in SCRIPT_REDUCE and not s.ins[0].startswith("x")),
-    K("pool-kernel-too-big", "onnxexp", ALL, "max_pool/avg_pool with a kernel larger than the padded input: torch "
-      "gives an empty result, the export's MaxPool has a negative output size (invalid model)", "invalid-trace-max_pool1d",
-      lambda s, v, o: s.op in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d") and o and _empty(o[0])),
     K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
       "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
       "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
