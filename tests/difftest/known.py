@@ -161,9 +161,6 @@ KNOWN = [
       "int32 -> float16) or a zero float divisor: torch gives NaN, the export's Floor(Div) gives inf",
       "mismatch-trace-div", lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or
                                              "rounding_mode" in s.template) and o and _promoted_nonfinite(v, o[0])),
-    K("cosine-similarity-broadcast", "onnxexp", ALL, "cosine_similarity of two tensors of different shapes "
-      "(broadcasting): the norms are reduced before broadcasting (invalid model, or wrong values)",
-      "mismatch-trace-cosine_similarity", lambda s, v, o: s.op == "cosine_similarity" and v[0].shape != v[1].shape),
     K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value "
       "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
       "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
