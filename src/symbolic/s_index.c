@@ -94,17 +94,40 @@ static int lead_perm(const oxp_ix *ix, int r, int64_t *perm) {
   return m;
 }
 
-/* x with dims [p, p + m) merged into one (-1). */
+/* x with dims [p, p + m) merged into one: -1 while x has elements; an
+ * empty x has no count for a -1 and its 0s must stay sizes (not copies of
+ * the dim at that position), so static sizes when x is statically empty,
+ * and with dims unknown (opset 14) the merged size as a product and
+ * allowzero. */
 static oxp_value *merge_dims(oxp_sctx *c, oxp_value *x, int p, int m) {
   int r = oxp_sym_rank(x);
+  int64_t d[OXP_SX_MAXRANK];
+  int rd;
+  bool fixed = oxp_sx_dims(x, d, &rd) && rd == r, empty = false;
+  for (int i = 0; fixed && i < r; i++) empty |= d[i] == 0;
+  if (empty) {
+    int64_t out[OXP_SX_MAXRANK];
+    int k = 0;
+    for (int i = 0; i < r; i++) {
+      if (i <= p || i >= p + m) out[k++] = d[i];
+      else out[k - 1] *= d[i];
+    }
+    return oxp_sym_reshape_dims(c, x, out, k);
+  }
   oxp_value *sh = oxp_sx_shape(c, x), *parts[3];
   int np = 0;
   static const int64_t zero = 0, m1 = -1, big = INT64_MAX;
   int64_t a = p, b = p + m;
+  bool prod = !fixed && oxp_sym_opset(c) >= 14;
   if (p > 0) parts[np++] = oxp_sym_slice(c, sh, &zero, &zero, &a, NULL, 1);
-  parts[np++] = oxp_sym_const_i64s(c, &m1, 1);
+  if (prod)
+    parts[np++] = oxp_sym_reduce(c, "ReduceProd", oxp_sym_slice(c, sh, &zero, &a, &b, NULL, 1),
+                                 &zero, 1, true);
+  else
+    parts[np++] = oxp_sym_const_i64s(c, &m1, 1);
   if (p + m < r) parts[np++] = oxp_sym_slice(c, sh, &zero, &b, &big, NULL, 1);
-  return oxp_sym_op2(c, "Reshape", x, oxp_sx_concat(c, parts, np, 0));
+  return oxp_sym_reshape_sizes(c, x, oxp_sx_concat(c, parts, np, 0),
+                               prod ? OXP_ZERO_MAYBE : OXP_ZERO_NONE);
 }
 
 /* Rank of the broadcast index shape. */

@@ -305,6 +305,25 @@ static bool chw(oxp_sctx *c, oxp_value *x, int64_t *d) {
   return true;
 }
 
+/* Pixel (un)shuffle of an x with a static 0 among C, H, W: no elements
+ * to move, and the reshapes' 0s would copy dims; so the result is x
+ * reshaped to [N, c, h, w] (sizes). NULL when x has elements there. */
+static oxp_value *empty_shuffle(oxp_sctx *c, oxp_value *x, int64_t ch,
+                                int64_t h, int64_t w) {
+  int64_t cd, hd, wd;
+  if (oxp_sym_rank(x) != 4 || (cd = oxp_nn_dim(x, 1)) < 0 ||
+      (hd = oxp_nn_dim(x, 2)) < 0 || (wd = oxp_nn_dim(x, 3)) < 0 ||
+      (cd != 0 && hd != 0 && wd != 0))
+    return NULL;
+  static const int64_t z = 0, one = 1;
+  oxp_value *parts[2] = {oxp_sym_slice(c, oxp_sym_op1(c, "Shape", x), &z, &z, &one, NULL, 1),
+                         oxp_sym_const_i64s(c, (int64_t[]){ch, h, w}, 3)};
+  oxp_node *cat = parts[0] && parts[1] ? oxp_sym_op(c, "Concat", parts, 2, 1) : NULL;
+  if (!cat) return NULL;
+  oxp_attr_set_i(cat, "axis", 0);
+  return oxp_sym_reshape_sizes(c, x, cat->outputs[0], OXP_ZERO_SURE);
+}
+
 /* pixel_shuffle(x, r): DepthToSpace in CRD order (opset 11), else
  * [N, C/r^2, r, r, H, W] -> [N, C/r^2, H, r, W, r]. */
 oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
@@ -312,6 +331,11 @@ oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
   int64_t r, d[3];
   if (!x || !oxp_sym_need_int(c, n, 1, &r)) return oxp_sym_status(c);
   if (r <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "pixel_shuffle: the factor must be positive");
+  int64_t e[3] = {oxp_nn_dim(x, 1), oxp_nn_dim(x, 2), oxp_nn_dim(x, 3)};
+  if (oxp_sym_rank(x) == 4 && e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && factor_ok(c, r, e) &&
+      (e[0] == 0 || e[1] == 0 || e[2] == 0))
+    return oxp_sym_set_out(c, n, 0, empty_shuffle(c, x, e[0] / (r * r), e[1] * r, e[2] * r));
+  if (oxp_sym_status(c)) return oxp_sym_status(c);
   if (oxp_sym_opset(c) >= 11 && oxp_sym_rank(x) == 4) {
     oxp_node *k = oxp_nn_op1(c, "DepthToSpace", x);
     if (!k) return oxp_sym_status(c);
@@ -334,6 +358,9 @@ oxp_status oxp_s_pixel_unshuffle(oxp_sctx *c, oxp_node *n) {
   int64_t r, d[3];
   if (!x || !oxp_sym_need_int(c, n, 1, &r) || !chw(c, x, d) || !factor_ok(c, r, d))
     return oxp_sym_status(c);
+  /* torch (1.13) returns an empty x as it is, whatever the factor */
+  if (d[0] == 0 || d[1] == 0 || d[2] == 0 || oxp_nn_dim(x, 0) == 0)
+    return oxp_sym_set_out(c, n, 0, x);
   int64_t s1[6] = {0, d[0], d[1] / r, r, d[2] / r, r};
   static const int64_t perm[6] = {0, 1, 3, 5, 2, 4};
   int64_t s2[4] = {0, d[0] * r * r, d[1] / r, d[2] / r};

@@ -182,6 +182,16 @@ oxp_status oxp_s_cosine_similarity(oxp_sctx *c, oxp_node *n) {
     if (r < 0) return oxp_sym_unsupported(c, "cosine_similarity along a negative dim of unknown rank");
     dim += r;
   }
+  /* torch broadcasts a and b before it takes their norms: a norm along
+   * dim of a size-1 (or missing) dim is not the broadcast one's. */
+  int64_t da[OXP_SX_MAXRANK], db[OXP_SX_MAXRANK];
+  int ra, rb;
+  bool same = oxp_sx_dims(a, da, &ra) && oxp_sx_dims(b, db, &rb) && ra == rb &&
+              memcmp(da, db, sizeof *da * (size_t)ra) == 0;
+  if (!same) {
+    a = oxp_sym_op2(c, "Expand", a, oxp_sym_op1(c, "Shape", b));
+    b = oxp_sym_op2(c, "Expand", b, oxp_sym_op1(c, "Shape", a));
+  }
   oxp_value *e = oxp_sym_const_scalar(c, eps, dt);
   oxp_value *na = oxp_sym_op2(c, "Max", oxp_sym_reduce(c, "ReduceL2", a, &dim, 1, true), e);
   oxp_value *nb = oxp_sym_op2(c, "Max", oxp_sym_reduce(c, "ReduceL2", b, &dim, 1, true), e);

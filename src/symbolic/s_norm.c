@@ -122,9 +122,21 @@ oxp_status oxp_s_batch_norm(oxp_sctx *c, oxp_node *n) {
   return emit_bn(c, n, in, eps, momentum, oxp_nn_training(c, training));
 }
 
+/* An input with a static 0 dim: nothing to normalize, and the result has
+ * the input's shape and type, so it is the input (the decompositions'
+ * reshapes and constants of normalized_shape's size fail on a 0). */
+static bool nothing_to_norm(const oxp_value *x) {
+  int r = oxp_sym_rank(x);
+  for (int i = 0; x && i < r; i++)
+    if (oxp_nn_dim(x, i) == 0) return true;
+  return false;
+}
+
 /* instance_norm(input, weight, bias, running_mean, running_var,
  *               use_input_stats, momentum, eps, cudnn_enabled) */
 oxp_status oxp_s_instance_norm(oxp_sctx *c, oxp_node *n) {
+  oxp_value *x0 = oxp_sym_in(c, n, 0);
+  if (nothing_to_norm(x0)) return oxp_sym_set_out(c, n, 0, x0);
   norm_args a;
   if (!read_norm_args(c, n, true, &a)) return oxp_sym_status(c);
   oxp_value *x = a.x;
@@ -174,6 +186,7 @@ oxp_status oxp_s_group_norm(oxp_sctx *c, oxp_node *n) {
   if (!x || !oxp_sym_need_int(c, n, 1, &groups) ||
       !oxp_nn_float_arg(c, n, 4, 1e-5, &eps))
     return oxp_sym_status(c);
+  if (nothing_to_norm(x)) return oxp_sym_set_out(c, n, 0, x);
   int r = oxp_sym_rank(x), dt = oxp_nn_dtype(c, x), opset = oxp_sym_opset(c);
   if (r < 2) return oxp_sym_unsupported(c, "group_norm of unknown rank");
   if (opset >= 21) {
@@ -215,6 +228,8 @@ oxp_status oxp_s_group_norm(oxp_sctx *c, oxp_node *n) {
  * over the last len(normalized_shape) axes. */
 static oxp_status layer_norm9(oxp_sctx *c, oxp_node *n, bool native) {
   oxp_value *x = oxp_sym_in(c, n, 0);
+  if (nothing_to_norm(x) && !(native && (oxp_nn_out_used(n, 1) || oxp_nn_out_used(n, 2))))
+    return oxp_sym_set_out(c, n, 0, x);
   int64_t *shape;
   int k;
   double eps;
@@ -247,6 +262,8 @@ static oxp_status layer_norm9(oxp_sctx *c, oxp_node *n, bool native) {
 
 static oxp_status layer_norm17(oxp_sctx *c, oxp_node *n, bool native) {
   oxp_value *x = oxp_sym_in(c, n, 0);
+  if (nothing_to_norm(x) && !(native && (oxp_nn_out_used(n, 1) || oxp_nn_out_used(n, 2))))
+    return oxp_sym_set_out(c, n, 0, x);
   int64_t *shape;
   int k;
   double eps;

@@ -190,14 +190,58 @@ static oxp_status emit_max_pool(oxp_sctx *c, oxp_node *n, oxp_value *x,
   return oxp_sym_set_out(c, n, 1, plane_indices(c, x, p->outputs[1], k));
 }
 
+/* A kernel larger than the padded input: torch gives an empty result
+ * (the traced type has a 0 among its spatial sizes, which are static when
+ * x's are), ONNX's pools a negative size. The result (and the indices)
+ * is a ConstantOfShape of [N, C, traced spatial sizes]. */
+static bool empty_pool(oxp_sctx *c, oxp_node *n, oxp_value *x, const pool_geo *g,
+                       oxp_status *st) {
+  const oxp_type *t = oxp_sym_out_type(n, 0);
+  int k = g->k;
+  bool typed = t && t->kind == OXP_T_TENSOR && t->rank == k + 2;
+  if (oxp_sym_rank(x) != k + 2) return false;
+  bool empty = false;
+  int64_t o[OXP_NN_MAXD];
+  for (int j = 0; j < k; j++) {
+    int64_t len = oxp_nn_dim(x, 2 + j);
+    if (len < 0) return false;
+    /* torch_out with torch's rounding of a negative quotient (floor) */
+    int64_t num = len + 2 * g->pad[j] - g->dil[j] * (g->kernel[j] - 1) - 1;
+    o[j] = typed && t->dims[2 + j] >= 0 ? t->dims[2 + j]
+           : num < 0 && !g->ceil ? (num - g->stride[j] + 1) / g->stride[j] + 1
+                                 : torch_out(len, g, j);
+    if (o[j] < 0) o[j] = 0;
+    empty |= o[j] == 0;
+  }
+  if (!empty) return false;
+  static const int64_t z = 0, two = 2;
+  oxp_value *parts[2] = {oxp_sym_slice(c, oxp_sym_op1(c, "Shape", x), &z, &z, &two, NULL, 1),
+                         oxp_sym_const_i64s(c, o, k)};
+  oxp_node *cat = parts[0] && parts[1] ? oxp_sym_op(c, "Concat", parts, 2, 1) : NULL;
+  oxp_value *shape = cat ? cat->outputs[0] : NULL;
+  if (cat) oxp_attr_set_i(cat, "axis", 0);
+  *st = OXP_OK;
+  for (int i = 0; i < 2 && !*st; i++) {
+    if (i == 1 && !oxp_nn_out_used(n, 1)) break;
+    int dt = i ? OXP_DT_INT64 : oxp_nn_dtype(c, x);
+    oxp_tensor *v = oxp_tensor_alloc(oxp_sym_arena(c), dt, 1, (int64_t[]){1});
+    oxp_node *f = v && shape ? oxp_sym_op(c, "ConstantOfShape", &shape, 1, 1) : NULL;
+    if (f) oxp_attr_set_t(f, "value", v);
+    *st = oxp_sym_set_out(c, n, i, f ? f->outputs[0] : NULL);
+  }
+  return true;
+}
+
 /* max_pool{1,2,3}d[_with_indices](input, kernel_size, stride, padding,
  * dilation, ceil_mode) */
 oxp_status oxp_s_max_pool(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   pool_geo g;
   bool native;
-  if (!x || !read_geo(c, n, &g, 4, 5) || !resolve_ceil(c, n, x, &g, true, &native))
-    return oxp_sym_status(c);
+  oxp_status st;
+  if (!x || !read_geo(c, n, &g, 4, 5)) return oxp_sym_status(c);
+  if (empty_pool(c, n, x, &g, &st)) return st;
+  if (!resolve_ceil(c, n, x, &g, true, &native)) return oxp_sym_status(c);
   return emit_max_pool(c, n, x, &g, native);
 }
 
@@ -214,6 +258,8 @@ oxp_status oxp_s_avg_pool(oxp_sctx *c, oxp_node *n) {
       !oxp_nn_bool_arg(c, n, 5, true, &include) ||
       !oxp_nn_int_arg(c, n, 6, 0, &divisor))
     return oxp_sym_status(c);
+  oxp_status est;
+  if (empty_pool(c, n, x, &g, &est)) return est;
   if (divisor) include = true;
   /* Without begin padding torch's ceil-mode divisor is the window inside
    * the input: count_include_pad=0 exactly. */

@@ -4,6 +4,7 @@
 
 #include "ops.h"
 #include "s_control.h"
+#include "s_shape_util.h"
 
 static oxp_value *transpose(oxp_sctx *c, oxp_value *x, const int64_t *perm,
                             int r) {
@@ -50,13 +51,35 @@ oxp_status oxp_s_flatten(oxp_sctx *c, oxp_node *n) {
     oxp_attr_set_i(f, "axis", 1);
     return oxp_sym_set_out(c, n, 0, f->outputs[0]);
   }
+  /* An empty x: a -1 has no element count to come from, and a 0 after
+   * the merged dims would copy another of x's dims; so static sizes. */
+  int64_t d[OXP_SX_MAXRANK];
+  int rd;
+  bool fixed = r <= OXP_SX_MAXRANK && oxp_sx_dims(x, d, &rd) && rd == r;
+  bool empty = false;
+  for (int i = 0; fixed && i < r; i++) empty |= d[i] == 0;
+  if (empty) {
+    int64_t out[OXP_SX_MAXRANK];
+    int k = 0;
+    for (int i = 0; i < r; i++) {
+      if (i <= start || i > end) out[k++] = d[i];
+      else out[k - 1] *= d[i];
+    }
+    return oxp_sym_set_out(c, n, 0, oxp_sym_reshape_dims(c, x, out, k));
+  }
   oxp_value *parts[3];
   int np = 0;
   oxp_value *shape = oxp_sym_op1(c, "Shape", x);
   static const int64_t zero = 0, minus1 = -1, big = INT64_MAX;
   if (start > 0)
     parts[np++] = oxp_sym_slice(c, shape, &zero, &zero, &start, NULL, 1);
-  parts[np++] = oxp_sym_const_i64s(c, &minus1, 1);
+  if (!fixed && oxp_sym_opset(c) >= 14) {
+    /* the merged size as a product, so allowzero can keep a run-time 0 */
+    int64_t to = end + 1;
+    oxp_value *mid = oxp_sym_slice(c, shape, &zero, &start, &to, NULL, 1);
+    parts[np++] = oxp_sym_reduce(c, "ReduceProd", mid, &zero, 1, true);
+  } else
+    parts[np++] = oxp_sym_const_i64s(c, &minus1, 1);
   if (end < r - 1) {
     int64_t from = end + 1;
     parts[np++] = oxp_sym_slice(c, shape, &zero, &from, &big, NULL, 1);
@@ -64,7 +87,9 @@ oxp_status oxp_s_flatten(oxp_sctx *c, oxp_node *n) {
   oxp_node *cat = oxp_sym_op(c, "Concat", parts, np, 1);
   if (!cat) return oxp_sym_status(c);
   oxp_attr_set_i(cat, "axis", 0);
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, cat->outputs[0]));
+  return oxp_sym_set_out(c, n, 0, oxp_sym_reshape_sizes(
+                                      c, x, cat->outputs[0],
+                                      fixed ? OXP_ZERO_NONE : OXP_ZERO_MAYBE));
 }
 
 /* reshape / view(x, shape): the shape list may mix constants and sizes
@@ -73,7 +98,17 @@ oxp_status oxp_s_reshape(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   oxp_ilist l;
   if (!x || !oxp_sym_ilist(c, n, 1, &l)) return oxp_sym_status(c);
-  oxp_value *y = oxp_sym_op2(c, "Reshape", x, oxp_sym_ilist_tensor(c, &l));
+  /* torch's 0 is a size, ONNX's copies the input's dim; a size read at
+   * run time may be 0 (beside a -1 torch refuses a 0: no element count
+   * says what the -1 is). */
+  bool sure = false, runtime = l.n < 0, minus1 = false;
+  for (int i = 0; i < l.n; i++) {
+    sure |= l.v[i] == 0;
+    runtime |= l.v[i] == OXP_ILIST_RUNTIME;
+    minus1 |= l.v[i] == -1;
+  }
+  int zero = sure ? OXP_ZERO_SURE : runtime && !minus1 ? OXP_ZERO_MAYBE : OXP_ZERO_NONE;
+  oxp_value *y = oxp_sym_reshape_sizes(c, x, oxp_sym_ilist_tensor(c, &l), zero);
   /* Scripted IR types the result as a bare `Tensor`: keep x's dtype (and
    * the rank the shape's length gives) for the ops that read it. */
   if (y && oxp_sym_dtype(x)) oxp_sym_set_type(c, y, oxp_sym_dtype(x), l.n, NULL);

@@ -52,9 +52,27 @@ oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Tile", x, reps));
 }
 
-/* y reshaped to x's shape with dim axis merged (-1). */
-static oxp_value *merge_dim(oxp_sctx *c, oxp_value *y, oxp_value *x, int axis) {
+/* y ([..., x.size(axis), rep, ...]) reshaped to x's shape with dim axis
+ * merged: -1 while x has elements; an empty x (static, or possibly at
+ * run time) gives no count for a -1 and its 0s must stay sizes, so the
+ * merged size is x.size(axis) * rep. */
+static oxp_value *merge_dim(oxp_sctx *c, oxp_value *y, oxp_value *x, int axis,
+                            int64_t rep) {
   static const int64_t m1 = -1;
+  int64_t d[OXP_SX_MAXRANK];
+  int r;
+  if (oxp_sx_dims(x, d, &r)) {
+    bool empty = false;
+    for (int i = 0; i < r; i++) empty |= d[i] == 0;
+    if (empty) {
+      d[axis] *= rep;
+      return oxp_sym_reshape_dims(c, y, d, r);
+    }
+  } else if (oxp_sym_opset(c) >= 14) {
+    oxp_value *size = oxp_sym_unsqueeze(c, oxp_sym_size(c, x, axis), (int64_t[]){0}, 1);
+    oxp_value *mid = oxp_sym_op2(c, "Mul", size, oxp_sym_const_i64s(c, &rep, 1));
+    return oxp_sym_reshape_sizes(c, y, oxp_sx_shape_with(c, x, axis, mid), OXP_ZERO_MAYBE);
+  }
   return oxp_sym_op2(c, "Reshape", y, oxp_sx_shape_with(c, x, axis, oxp_sym_const_i64s(c, &m1, 1)));
 }
 
@@ -88,7 +106,7 @@ oxp_status oxp_s_repeat_interleave(oxp_sctx *c, oxp_node *n) {
     int64_t reps[OXP_SX_MAXRANK + 1];
     for (int i = 0; i <= r; i++) reps[i] = i == ax ? rep : 1;
     oxp_value *t = oxp_sym_op2(c, "Tile", u, oxp_sym_const_i64s(c, reps, r + 1));
-    return oxp_sym_set_out(c, n, 0, merge_dim(c, t, x, (int)dim));
+    return oxp_sym_set_out(c, n, 0, merge_dim(c, t, x, (int)dim, rep));
   }
   int64_t *rv;
   int k;

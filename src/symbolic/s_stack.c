@@ -80,10 +80,50 @@ oxp_status oxp_s_unflatten(oxp_sctx *c, oxp_node *n) {
   if (!oxp_sx_axis_arg(c, n, 1, r, &dim)) return oxp_sym_status(c);
   oxp_ilist l;
   if (!oxp_sym_ilist(c, n, 2, &l)) return oxp_sym_status(c);
-  for (int i = 0; i < l.n; i++)
-    if (l.v[i] == 0)
-      return oxp_sym_unsupported(c, "unflatten into a size of 0 (ONNX Reshape reads 0 as 'keep')");
+  /* torch's -1 is x.size(dim) over the other sizes, and its 0 a size;
+   * Reshape's -1 comes from the element count (none in an empty x) and
+   * its 0 copies a dim. So: static sizes when x's dims are static, else
+   * the -1 computed and allowzero (opset 14) for the dims copied from x. */
+  int64_t d[OXP_SX_MAXRANK], out[OXP_SX_MAXRANK];
+  int rd, m1 = -1;
+  int64_t prod = 1;
+  bool zero = false;
+  for (int i = 0; l.known && i < l.n; i++) {
+    if (l.v[i] == -1) m1 = i;
+    else prod *= l.v[i];
+    zero |= l.v[i] == 0;
+  }
+  bool fixed = oxp_sx_dims(x, d, &rd), empty = zero;
+  for (int i = 0; fixed && i < rd; i++) empty |= d[i] == 0;
+  if (fixed && !empty)
+    return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x,
+                           oxp_sx_shape_with(c, x, (int)dim, oxp_sym_ilist_tensor(c, &l))));
+  if (l.known && r - 1 + l.n <= OXP_SX_MAXRANK && fixed) {
+    int k = 0;
+    for (int i = 0; i < r; i++) {
+      if (i != dim) {
+        out[k++] = d[i];
+        continue;
+      }
+      for (int j = 0; j < l.n; j++)
+        out[k++] = j == m1 ? (prod > 0 ? d[i] / prod : 0) : l.v[j];
+    }
+    return oxp_sym_set_out(c, n, 0, oxp_sym_reshape_dims(c, x, out, k));
+  }
   oxp_value *sizes = oxp_sym_ilist_tensor(c, &l);
+  if (l.known && m1 >= 0 && oxp_sym_opset(c) >= 14) {
+    /* x.size(dim) / prod in place of the -1 */
+    oxp_value *sz = oxp_sym_unsqueeze(c, oxp_sym_size(c, x, dim), (int64_t[]){0}, 1);
+    oxp_value *q = oxp_sym_op2(c, "Div", sz, oxp_sym_const_i64s(c, &prod, 1));
+    oxp_value *parts[3];
+    int np = 0;
+    if (m1 > 0) parts[np++] = oxp_sym_const_i64s(c, l.v, m1);
+    parts[np++] = q;
+    if (m1 < l.n - 1) parts[np++] = oxp_sym_const_i64s(c, l.v + m1 + 1, l.n - m1 - 1);
+    sizes = np > 1 ? oxp_sx_concat(c, parts, np, 0) : q;
+  }
   if (!sizes) return oxp_sym_status(c);
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, oxp_sx_shape_with(c, x, (int)dim, sizes)));
+  oxp_value *shape = oxp_sx_shape_with(c, x, (int)dim, sizes);
+  return oxp_sym_set_out(c, n, 0, oxp_sym_reshape_sizes(
+                                      c, x, shape, zero ? OXP_ZERO_SURE : OXP_ZERO_MAYBE));
 }

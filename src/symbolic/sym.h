@@ -184,6 +184,17 @@ oxp_value *oxp_sym_slice(oxp_sctx *c, oxp_value *v, const int64_t *axes,
 /* Shape(v)[dim] as a 0-d int64 (negative dim counts from the end when the
  * rank is known). */
 oxp_value *oxp_sym_size(oxp_sctx *c, oxp_value *v, int64_t dim);
+/* Reshape with torch's meaning of the shape: every element a size, a 0
+ * an empty dim, never ONNX's "copy the input's dim". zero says whether
+ * the shape holds a 0: then allowzero from opset 14; below it a sure 0
+ * (a constant) makes the result empty, a ConstantOfShape, and a 0 that
+ * only run time can give stays ONNX's copy (not expressible there). */
+enum { OXP_ZERO_NONE, OXP_ZERO_SURE, OXP_ZERO_MAYBE };
+oxp_value *oxp_sym_reshape_sizes(oxp_sctx *c, oxp_value *x, oxp_value *shape,
+                                 int zero);
+/* The same to static dims (no -1). */
+oxp_value *oxp_sym_reshape_dims(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                                int r);
 /* Normalizes a possibly negative axis against rank; false if out of range
  * or rank unknown while axis is negative. */
 bool oxp_sym_axis(int64_t axis, int rank, int64_t *out);

@@ -328,3 +328,37 @@ oxp_value *oxp_sym_size(oxp_sctx *c, oxp_value *v, int64_t dim) {
   oxp_sym_set_type(c, g->outputs[0], OXP_DT_INT64, 0, NULL);
   return g->outputs[0];
 }
+
+oxp_value *oxp_sym_reshape_sizes(oxp_sctx *c, oxp_value *x, oxp_value *shape,
+                                 int zero) {
+  if (!x || !shape) return NULL;
+  if (zero == OXP_ZERO_NONE || (zero == OXP_ZERO_MAYBE && c->opset < 14))
+    return oxp_sym_op2(c, "Reshape", x, shape);
+  if (c->opset >= 14) {
+    oxp_node *k = oxp_sym_op(c, "Reshape", (oxp_value *[]){x, shape}, 2, 1);
+    if (!k) return NULL;
+    oxp_attr_set_i(k, "allowzero", 1);
+    return k->outputs[0];
+  }
+  /* Before allowzero a 0 in Reshape's shape copies the input's dim; the
+   * result of a 0 size has no elements, so a ConstantOfShape of x's type
+   * (zero bytes) is it. */
+  int dt = oxp_sym_dtype(x);
+  if (!dt) {
+    oxp_sym_unsupported(c, "a reshape to a 0 size of a tensor of unknown dtype");
+    return NULL;
+  }
+  oxp_tensor *t = oxp_tensor_alloc(c->dst->arena, dt, 1, (int64_t[]){1});
+  oxp_node *k = t ? oxp_sym_op(c, "ConstantOfShape", &shape, 1, 1) : NULL;
+  if (!k) return NULL;
+  oxp_attr_set_t(k, "value", t);
+  return k->outputs[0];
+}
+
+oxp_value *oxp_sym_reshape_dims(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                                int r) {
+  bool zero = false;
+  for (int i = 0; i < r; i++) zero |= dims[i] == 0;
+  return oxp_sym_reshape_sizes(c, x, oxp_sym_const_i64s(c, dims, r),
+                               zero ? OXP_ZERO_SURE : OXP_ZERO_NONE);
+}

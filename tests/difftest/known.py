@@ -130,8 +130,6 @@ class Known:
 K = Known
 KNOWN = [
     # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
-    K("repeat-interleave-empty", "onnxexp", ALL, "repeat_interleave of an empty tensor: Reshape with 0 and -1 (invalid model)",
-      "invalid-trace-repeat_interleave", lambda s, v, o: s.op == "repeat_interleave" and _empty(v[0])),
     # ---- onnxexp: wrong values or dtypes
     K("all-any-uint8", "onnxexp", ALL, "all/any of a uint8 tensor: torch returns uint8, onnxexp bool", "mismatch-script-all",
       lambda s, v, o: s.op in ("all", "any") and _dt(v[0]) == torch.uint8),
@@ -163,26 +161,10 @@ KNOWN = [
       "int32 -> float16) or a zero float divisor: torch gives NaN, the export's Floor(Div) gives inf",
       "mismatch-trace-div", lambda s, v, o: (s.op in ("floor_divide", "remainder", "fmod") or
                                              "rounding_mode" in s.template) and o and _promoted_nonfinite(v, o[0])),
-    K("reshape-zero", "onnxexp", ALL, "reshape/view to a shape with a 0: ONNX Reshape copies the input's dim for a 0 "
-      "unless allowzero=1, so [0, 0, 1] of a [3, 0, 1] tensor becomes [3, 0, 1]", "mismatch-trace-reshape",
-      lambda s, v, o: s.op in ("reshape", "view", "unflatten") and o and _empty(o[0]) and 0 in list(o[0].shape)),
-    K("layer-norm-empty", "onnxexp", ALL, "layer_norm over an empty normalized shape: Reshape with a 0 (invalid model)",
-      "invalid-trace-layer_norm", lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm") and _empty(v[0])),
-    K("cosine-similarity-broadcast", "onnxexp", ALL, "cosine_similarity of two tensors of different shapes "
-      "(broadcasting): the norms are reduced before broadcasting (invalid model, or wrong values)",
-      "mismatch-trace-cosine_similarity", lambda s, v, o: s.op == "cosine_similarity" and v[0].shape != v[1].shape),
-    K("index-empty", "onnxexp", ALL, "x[i, j] (two index tensors) of a tensor with an empty dim: the flattened Gather "
-      "reads out of bounds (onnxruntime refuses)", "ort-error-trace-index",
-      lambda s, v, o: s.op == "index" and len(s.ins) > 2 and _empty(v[0])),
-    K("pixel-shuffle-empty", "onnxexp", ALL, "pixel_shuffle/pixel_unshuffle of an empty tensor: Reshape with a 0 and "
-      "-1", "ort-error-trace-pixel_unshuffle", lambda s, v, o: s.op.startswith("pixel_") and _empty(v[0])),
     K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value "
       "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
       "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
       lambda s, v, o: s.op in SCRIPT_REDUCE and not s.ins[0].startswith("x")),
-    K("pool-kernel-too-big", "onnxexp", ALL, "max_pool/avg_pool with a kernel larger than the padded input: torch "
-      "gives an empty result, the export's MaxPool has a negative output size (invalid model)", "invalid-trace-max_pool1d",
-      lambda s, v, o: s.op in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d") and o and _empty(o[0])),
     K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
       "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
       "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
@@ -191,9 +173,6 @@ KNOWN = [
       "keeps it (onnx.checker: inferred 4 against the declared 3; the peer gives the wrong shape)",
       "pool-ceil-last-window", lambda s, v, o: s.op in ("avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d") and
       "ceil_mode=True" in s.template),
-    K("flatten-empty", "onnxexp", ALL, "flatten of an empty tensor over dims that include the empty one: the "
-      "result's shape is wrong ([0, 4] for [12, 0])", "mismatch-trace-flatten",
-      lambda s, v, o: s.op == "flatten" and _empty(v[0]) and o and tuple(o[0].shape) != tuple(v[0].shape)),
     K("roll-dynamic", "onnxexp", ("dynamic",), "roll by a shift as large as the axis, on a dynamic axis: wrong values "
       "already at the traced size", "mismatch-dynamic-roll", lambda s, v, o: s.op == "roll"),
     # ---- onnxruntime
@@ -282,9 +261,6 @@ KNOWN = [
       "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
                                                             "hardswish", "softplus", "hardtanh", "mish", "gelu",
                                                             "log_sigmoid", "silu") and _dt(v[0]) == torch.float64),
-    K("mask-index-empty", "onnxexp", ALL, "x[mask] where x has an empty dim: the result's shape is wrong ([0, 7, 4] "
-      "for [0, 0, 4])", "mismatch-trace-index-mask", lambda s, v, o: s.op == "index" and len(v) > 1 and
-      _dt(v[1]) == torch.bool and _empty(v[0])),
     K("quotient-beyond-2^52", "none", ALL, "remainder/fmod/floor division whose quotient is beyond 2^52: the result "
       "is rounding noise on both sides (torch gives NaN, the export a tiny number)", "mismatch-trace-remainder",
       lambda s, v, o: (s.op in ("remainder", "fmod", "floor_divide") or "rounding_mode" in s.template) and
