@@ -379,7 +379,6 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
   if ((st = mark_dynamic_inputs(c))) return st;
   st = oxp_lower_nodes(c, top);
   for (int i = 0; !st && i < top->noutputs; i++) st = add_outputs(c, top->outputs[i]);
-  if (!st) st = oxp_ctl_finish(c);
   /* The hook points into this stack frame. */
   c->dst->infer = NULL;
   c->dst->infer_ctx = NULL;

@@ -40,10 +40,6 @@ int oxp_ctl_dtype(const oxp_value *v);
  * type and rank, no dims (a carried value may change shape). */
 oxp_type *oxp_ctl_carried_type(oxp_sctx *c, const oxp_value *init,
                                const oxp_type *src);
-/* After lowering: types through If, Loop and sequences completed
- * (s_control_types.c); subgraph inputs and outputs whose element type is
- * still unknown lose their type, so onnxruntime infers them. */
-oxp_status oxp_ctl_finish(oxp_sctx *c);
 /* Adds the list-aware wrappers (stack, cat, add of lists) to c->syms; the
  * originals stay reachable for plain tensors. */
 oxp_status oxp_ctl_wrap_syms(oxp_sctx *c);

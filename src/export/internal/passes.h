@@ -16,6 +16,9 @@
  *     jit_type_rules.c     the per-op result rules it applies
  *     type_promotion.c     torch's result_type for untyped (scripted) ops
  *   ONNX level (after lowering)
+ *     pass_util.c          the helpers every ONNX pass shares (below)
+ *     onnx_dce.c           unused nodes, initializers and weight inputs
+ *     onnx_interface.c     --input-names, --output-names, dynamic axes
  *     shape_infer.c        dtype, dims and dim_params of every value
  *     shape_rules.c        the per-op rules shape_infer.c drives
  *     broadcast.c          broadcasting of shapes; Expand where an op
@@ -34,7 +37,7 @@
 
 #include "export.h"
 
-/* ---- shared pass context --------------------------------------------- */
+/* ---- shared pass context (pass_util.c) -------------------------------- */
 
 typedef struct {
   oxp_graph *g;
@@ -77,6 +80,17 @@ bool oxp_pass_bypass(oxp_pass *p, oxp_node *n, oxp_value *in,
 void oxp_pass_destroy_block(oxp_block *b);
 /* ONNX op type of an "onnx::X" node, NULL for other domains. */
 const char *oxp_pass_onnx_op(const oxp_node *n);
+
+/* ---- ONNX clean-up and interface (onnx_dce.c, onnx_interface.c) ------- */
+
+/* Drops nodes none of whose outputs is used, unused initializers, and
+ * weight inputs nothing reads (user inputs stay). Never fails. */
+oxp_status oxp_onnx_dce(oxp_pass *p);
+/* Renames user inputs and outputs as the options ask. */
+oxp_status oxp_onnx_io_names(oxp_pass *p);
+/* Declared dynamic axes become dim_params on the named inputs (and on
+ * outputs named directly; inference fills the rest). */
+oxp_status oxp_onnx_dynamic_axes(oxp_pass *p);
 
 /* ---- JIT passes -------------------------------------------------------- */
 
