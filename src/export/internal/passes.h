@@ -18,7 +18,9 @@
  *   ONNX level (after lowering)
  *     pass_util.c          the helpers every ONNX pass shares (below)
  *     onnx_dce.c           unused nodes, initializers and weight inputs
- *     onnx_interface.c     --input-names, --output-names, dynamic axes
+ *     onnx_io_names.c      --input-names, --output-names
+ *     dynamic_axes.c       dim_params of declared dynamic axes: on the
+ *                          inputs before lowering, on the outputs after
  *     shape_infer.c        dtype, dims and dim_params of every value
  *     shape_rules.c        the per-op rules shape_infer.c drives
  *     broadcast.c          broadcasting of shapes; Expand where an op
@@ -81,15 +83,20 @@ void oxp_pass_destroy_block(oxp_block *b);
 /* ONNX op type of an "onnx::X" node, NULL for other domains. */
 const char *oxp_pass_onnx_op(const oxp_node *n);
 
-/* ---- ONNX clean-up and interface (onnx_dce.c, onnx_interface.c) ------- */
+/* ---- ONNX clean-up and interface (onnx_dce.c, onnx_io_names.c,
+ *      dynamic_axes.c) ------------------------------------------------ */
 
 /* Drops nodes none of whose outputs is used, unused initializers, and
  * weight inputs nothing reads (user inputs stay). Never fails. */
 oxp_status oxp_onnx_dce(oxp_pass *p);
 /* Renames user inputs and outputs as the options ask. */
 oxp_status oxp_onnx_io_names(oxp_pass *p);
-/* Declared dynamic axes become dim_params on the named inputs (and on
- * outputs named directly; inference fills the rest). */
+/* Declared dynamic axes become dim_params: on the TorchScript graph's
+ * user inputs before lowering (named as --input-names will name them);
+ * on the ONNX graph after renaming, on the inputs and outputs they name,
+ * refusing a name that is neither. */
+oxp_status oxp_jit_dynamic_axes(oxp_graph *g, const oxp_options *o,
+                                oxp_diag *d);
 oxp_status oxp_onnx_dynamic_axes(oxp_pass *p);
 
 /* ---- JIT passes -------------------------------------------------------- */

@@ -39,6 +39,9 @@ static oxp_status checked(const oxp_graph *g, oxp_status st, oxp_diag *d) {
  * else), then the types a scripted graph leaves out (every later pass
  * reads them), sizes and constants before tuple lowering so unpacked
  * size lists vanish, DCE last to drop what the others left unused.
+ * Dynamic input axes are marked just before lowering, so no symbolic
+ * reads a traced size of one (dynamic_axes.c; outputs come after
+ * renaming).
  *
  * The ONNX passes: the user's interface first (names, then the dynamic
  * axes that use them); shape inference gives the peephole and the folder
@@ -61,6 +64,8 @@ oxp_status oxp_export_from_graph(oxp_graph *g, const oxp_safetensors *weights,
   STEP(oxp_jit_constprop(g, d));
   STEP(oxp_type_promotion(g, d));
   STEP(oxp_jit_dce(g, d));
+
+  STEP(oxp_jit_dynamic_axes(g, o, d));
 
   oxp_graph *x = NULL;
   STEP(oxp_lower(g, o, &x, d));
