@@ -76,8 +76,8 @@ static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
   else if (norm && strcmp(norm, "backward") != 0)
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: unknown norm \"%s\"", n->kind, norm);
   if (f != 1) y = oxp_sym_op2(c, "Mul", y, oxp_sym_const_scalar(c, f, dt));
-  int64_t dims[OXP_NN_MAXD + 2];
-  bool known = r + 1 <= OXP_NN_MAXD + 2;
+  int64_t dims[OXP_MAX_SPATIAL_DIMS + 2];
+  bool known = r + 1 <= OXP_MAX_SPATIAL_DIMS + 2;
   for (int j = 0; known && j < r; j++) dims[j] = oxp_nn_dim(x, j);
   if (known) {
     dims[d] = onesided ? len / 2 + 1 : len;
@@ -107,9 +107,9 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_status(c);
   if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &norm))
     return oxp_sym_unsupported(c, "a runtime norm");
-  if (r < 1 || r > OXP_NN_MAXD)
+  if (r < 1 || r > OXP_MAX_SPATIAL_DIMS)
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank", n->kind);
-  int64_t ax[OXP_NN_MAXD];
+  int64_t ax[OXP_MAX_SPATIAL_DIMS];
   int k = nd ? nd : sz ? ns : r;
   if (k > r || (sz && ns != k))
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: s and dim disagree", n->kind);
@@ -141,7 +141,7 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
     if (!d) return oxp_sym_status(c);
     if (!axis_input) oxp_attr_set_i(d, "axis", ax[j]);
     x = d->outputs[0];
-    int64_t dd[OXP_NN_MAXD + 1];
+    int64_t dd[OXP_MAX_SPATIAL_DIMS + 1];
     bool known = true;
     for (int q = 0; q <= r; q++) known &= (dd[q] = oxp_nn_dim(ins[0], q)) >= 0;
     dd[ax[j]] = len;

@@ -140,15 +140,17 @@ int oxp_promote_types(int a, int b);
 
 /* ---- shapes ------------------------------------------------------------- */
 
-enum { OXP_MAXRANK = 16 };
+/* The most dims inference tracks (oxp_shape); a value of higher rank,
+ * which the IR may declare (OXP_MAX_TYPE_RANK), keeps its declared type. */
+enum { OXP_MAX_SHAPE_RANK = 16 };
 
 /* A tensor type during inference: a dim is a value (>= 0), a dim_param
  * (p[i] != NULL, d[i] == -1), or unknown (-1, NULL). */
 typedef struct {
   int dtype;
   int rank; /* -1 unknown */
-  int64_t d[OXP_MAXRANK];
-  const char *p[OXP_MAXRANK];
+  int64_t d[OXP_MAX_SHAPE_RANK];
+  const char *p[OXP_MAX_SHAPE_RANK];
 } oxp_shape;
 
 void oxp_shape_unknown(oxp_shape *s, int dtype);
