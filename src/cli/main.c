@@ -1,5 +1,6 @@
-/* main.c: the onnxexp command. Parses flags into oxp_options, runs the
- * pipeline, writes the model atomically. Exit 0 on success, 1 on an
+/* main.c: the onnxexp command. Parses flags into oxp_options and an
+ * oxp_job and hands them to the core's front door (front.h), which the
+ * public API uses too; prints what it gives back. Exit 0 on success, 1 on an
  * export error, 2 on bad usage or unreadable input. */
 #include <errno.h>
 #include <getopt.h>
@@ -12,10 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "front.h"
 #include "io.h"
-#include "serialize.h"
-#include "source_loc.h"
 #include "../../symbolic/sym.h"
 
 
@@ -197,8 +196,8 @@ static int parse_dynamic_axes(oxp_arena *a, const char *s, oxp_options *o) {
     if (!(x->input = oxp_strndup(a, items[i], (size_t)(colon - items[i]))))
       return 0;
     x->axis = (int)axis;
-    x->param = eq && eq[1] ? oxp_strdup(a, eq + 1)
-                           : oxp_sprintf(a, "%s_dim_%ld", x->input, axis);
+    /* Without =DIM the core names it (NAME_dim_AXIS, front.c). */
+    x->param = eq && eq[1] ? oxp_strdup(a, eq + 1) : NULL;
   }
   o->dynamic_axes = ax;
   o->n_dynamic_axes = have + n;
@@ -243,100 +242,99 @@ static int exit_code(oxp_status st) {
   }
 }
 
-static int report(const oxp_diag *d, oxp_status st) {
+/* The error line; when the failing IR line ends in a source comment
+ * ("# model.py:42:0"), it also names the model's file and line,
+ * " (model.py:42)", where the user can act. */
+static int report(const oxp_diag *d, oxp_status st, const oxp_job *j) {
   char buf[1200];
   oxp_diag_format(d, buf, sizeof buf);
-  fprintf(stderr, "onnxexp: error: %s\n", buf[0] ? buf : "export failed");
+  if (j->source_line > 0)
+    fprintf(stderr, "onnxexp: error: %s (%s:%d)\n", buf, j->source_file, j->source_line);
+  else
+    fprintf(stderr, "onnxexp: error: %s\n", buf[0] ? buf : "export failed");
   return exit_code(d->status ? d->status : st);
 }
 
-/* report for a failure in the IR text ir: when the failing line ends in
- * a source comment ("# model.py:42:0"), the error line also names the
- * model's file and line, " (model.py:42)", where the user can act. */
-static int report_ir(const oxp_diag *d, oxp_status st, const char *ir,
-                     const char *text, size_t len) {
-  char buf[1200], src[256];
-  int src_line;
-  if (strcmp(d->file, ir) != 0 || d->line <= 0 ||
-      !oxp_source_loc(text, len, d->line, src, sizeof src, &src_line))
-    return report(d, st);
-  oxp_diag_format(d, buf, sizeof buf);
-  fprintf(stderr, "onnxexp: error: %s (%s:%d)\n", buf, src, src_line);
-  return exit_code(d->status ? d->status : st);
-}
-
-/* Everything but the arena, which main owns, so that every early return
- * (usage errors, --help) frees it too: leak checkers see a clean exit. */
-static int run_cli(oxp_arena *a, int argc, char **argv) {
+/* What the command line asks for. */
+typedef struct {
   oxp_options o;
-  oxp_options_init(&o);
-  o.warn = warn;
-  const char *out = NULL, *weights = NULL;
-  bool verbose = false, pretty = false, listops = false, opset_given = false;
+  const char *ir, *out, *weights;
+  bool verbose, pretty, listops, opset_given;
+} cli;
+
+/* Parses argv into c and checks what only the command line can get
+ * wrong. Returns -1 to go on, else the exit status (a usage error,
+ * --help, --version). */
+static int parse_flags(oxp_arena *a, int argc, char **argv, cli *c) {
+  oxp_options *o = &c->o;
+  memset(c, 0, sizeof *c);
+  oxp_options_init(o);
+  o->warn = warn;
   bool strip_doc = false;
-  int c;
+  int ch;
   opterr = 0; /* option_error reports */
-  while ((c = getopt_long(argc, argv, ":o:qh", LONGOPTS, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, ":o:qh", LONGOPTS, NULL)) != -1) {
     char *end;
-    switch (c) {
-    case 'o': out = optarg; break;
-    case OPT_WEIGHTS: weights = optarg; break;
+    switch (ch) {
+    case 'o': c->out = optarg; break;
+    case OPT_WEIGHTS: c->weights = optarg; break;
     case OPT_OPSET: {
+      /* Checked here too, not only by the core: --list-ops needs it. */
       errno = 0;
       long v = strtol(optarg, &end, 10);
       if (!*optarg || *end || errno == ERANGE || v < OXP_OPSET_MIN || v > OXP_OPSET_MAX)
         return usage_error("--opset: expected a number from %d to %d, got '%s'",
                            OXP_OPSET_MIN, OXP_OPSET_MAX, optarg);
-      o.opset = (int)v;
-      opset_given = true;
+      o->opset = (int)v;
+      c->opset_given = true;
       break;
     }
     case OPT_INPUT_NAMES:
-      o.n_input_names = parse_names(a, "--input-names", optarg, &o.input_names);
-      if (o.n_input_names < 0) return 2;
+      o->n_input_names = parse_names(a, "--input-names", optarg, &o->input_names);
+      if (o->n_input_names < 0) return 2;
       break;
     case OPT_OUTPUT_NAMES:
-      o.n_output_names = parse_names(a, "--output-names", optarg, &o.output_names);
-      if (o.n_output_names < 0) return 2;
+      o->n_output_names = parse_names(a, "--output-names", optarg, &o->output_names);
+      if (o->n_output_names < 0) return 2;
       break;
     case OPT_DYNAMIC_AXES:
-      if (parse_dynamic_axes(a, optarg, &o)) return 2;
+      if (parse_dynamic_axes(a, optarg, o)) return 2;
       break;
-    case OPT_NO_FOLD: o.constant_folding = false; break;
-    case OPT_KEEP_INITS: o.keep_initializers_as_inputs = true; break;
+    case OPT_NO_FOLD: o->constant_folding = false; break;
+    case OPT_KEEP_INITS: o->keep_initializers_as_inputs = true; break;
     case OPT_TRAINING:
-      if (strcmp(optarg, "eval") == 0) o.training = OXP_TRAIN_EVAL;
-      else if (strcmp(optarg, "preserve") == 0) o.training = OXP_TRAIN_PRESERVE;
-      else if (strcmp(optarg, "train") == 0) o.training = OXP_TRAIN_TRAIN;
+      if (strcmp(optarg, "eval") == 0) o->training = OXP_TRAIN_EVAL;
+      else if (strcmp(optarg, "preserve") == 0) o->training = OXP_TRAIN_PRESERVE;
+      else if (strcmp(optarg, "train") == 0) o->training = OXP_TRAIN_TRAIN;
       else return usage_error("--training: expected eval, preserve or train, got '%s'", optarg);
       break;
-    case OPT_DOC: o.doc_string = optarg; o.strip_doc_string = false; break;
+    case OPT_DOC: o->doc_string = optarg; o->strip_doc_string = false; break;
     case OPT_STRIP_DOC: strip_doc = true; break;
-    case OPT_NO_EXPORT_PARAMS: o.export_params = false; break;
+    case OPT_NO_EXPORT_PARAMS: o->export_params = false; break;
     case OPT_EXPORT_TYPE:
-      if (strcmp(optarg, "onnx") == 0) o.export_type = OXP_OET_ONNX;
-      else if (strcmp(optarg, "onnx_aten") == 0) o.export_type = OXP_OET_ONNX_ATEN;
-      else if (strcmp(optarg, "onnx_aten_fallback") == 0) o.export_type = OXP_OET_ONNX_ATEN_FALLBACK;
-      else if (strcmp(optarg, "onnx_fallthrough") == 0) o.export_type = OXP_OET_ONNX_FALLTHROUGH;
+      if (strcmp(optarg, "onnx") == 0) o->export_type = OXP_OET_ONNX;
+      else if (strcmp(optarg, "onnx_aten") == 0) o->export_type = OXP_OET_ONNX_ATEN;
+      else if (strcmp(optarg, "onnx_aten_fallback") == 0) o->export_type = OXP_OET_ONNX_ATEN_FALLBACK;
+      else if (strcmp(optarg, "onnx_fallthrough") == 0) o->export_type = OXP_OET_ONNX_FALLTHROUGH;
       else return usage_error("--operator-export-type: expected onnx, onnx_aten, "
                               "onnx_aten_fallback or onnx_fallthrough, got '%s'", optarg);
       break;
     case OPT_CUSTOM_OPSET:
-      if (parse_custom_opset(a, optarg, &o)) return 2;
+      if (parse_custom_opset(a, optarg, o)) return 2;
       break;
-    case OPT_VERBOSE: verbose = true; break;
-    case OPT_PRETTY: pretty = true; break;
-    case OPT_LIST_OPS: listops = true; break;
+    case OPT_VERBOSE: c->verbose = true; break;
+    case OPT_PRETTY: c->pretty = true; break;
+    case OPT_LIST_OPS: c->listops = true; break;
     case OPT_EXTERNAL:
-      if (!optarg || strcmp(optarg, "file") == 0) o.external_data = OXP_EXT_FILE;
-      else if (strcmp(optarg, "reference") == 0) o.external_data = OXP_EXT_REFERENCE;
+      if (!optarg || strcmp(optarg, "file") == 0) o->external_data = OXP_EXT_FILE;
+      else if (strcmp(optarg, "reference") == 0) o->external_data = OXP_EXT_REFERENCE;
       else return usage_error("--external-data: expected file or reference, got '%s'", optarg);
       break;
-    case OPT_EXTERNAL_NAME: o.external_data_name = optarg; break;
-    case 'q': o.quiet = true; o.warn = NULL; break;
+    case OPT_EXTERNAL_NAME: o->external_data_name = optarg; break;
+    case 'q': o->quiet = true; o->warn = NULL; break;
     case OPT_VERSION: printf("onnxexp %s\n", OXP_VERSION); return 0;
     case 'h': printf(USAGE, OXP_OPSET_MIN, OXP_OPSET_MAX, OXP_OPSET_DEFAULT); return 0;
-    default: return option_error(c, optind > 0 && optind <= argc ? argv[optind - 1] : NULL);
+    default: return option_error(ch, optind > 0 && optind <= argc ? argv[optind - 1] : NULL);
     }
   }
   if (oxp_arena_failed(a)) {
@@ -344,75 +342,57 @@ static int run_cli(oxp_arena *a, int argc, char **argv) {
     return 1;
   }
   /* --strip-doc-string wins whatever the order of the flags. */
-  if (strip_doc) o.strip_doc_string = true;
-  if (listops) return list_ops(o.opset, !opset_given);
+  if (strip_doc) o->strip_doc_string = true;
+  if (c->listops) return -1;
   if (optind != argc - 1)
     return usage_error("%s", optind >= argc ? "expected one MODEL.ir argument"
                                             : "expected exactly one MODEL.ir argument");
-  const char *ir = argv[optind];
-  if (!out && !pretty) return usage_error("%s", "missing -o OUT.onnx (or --pretty)");
-  if (out && pretty) {
+  c->ir = argv[optind];
+  if (!c->out && !c->pretty) return usage_error("%s", "missing -o OUT.onnx (or --pretty)");
+  if (c->out && c->pretty) {
     /* --pretty never writes, whatever else the command line says */
-    if (o.warn) o.warn(NULL, "--pretty writes nothing: -o is ignored");
-    out = NULL;
+    if (o->warn) o->warn(NULL, "--pretty writes nothing: -o is ignored");
+    c->out = NULL;
   }
-  if (out && !*out) return usage_error("%s", "-o: empty path");
+  if (c->out && !*c->out) return usage_error("%s", "-o: empty path");
   /* The model is renamed onto OUT: never do that to a directory, a device
    * (think -o /dev/null as root) or a pipe. */
   struct stat osb;
-  if (out && oxp_io_stat(out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
-    fprintf(stderr, "onnxexp: error: %s: %s\n", out,
+  if (c->out && oxp_io_stat(c->out, &osb) == 0 && !S_ISREG(osb.st_mode)) {
+    fprintf(stderr, "onnxexp: error: %s: %s\n", c->out,
             S_ISDIR(osb.st_mode) ? "is a directory"
                                  : "not a regular file (only a regular file is replaced)");
     return 2;
   }
+  return -1;
+}
 
-  oxp_diag d;
-  oxp_diag_clear(&d);
-  const char *wpath = weights ? weights : oxp_st_default_path(a, ir);
-  if (!wpath) return usage_error("%s", "out of memory"), 1;
-  /* An output that is an input would replace it: refused (exit 2) before
-   * anything is read or written. */
-  o.ir_path = ir;
-  o.weights_path = wpath;
-  if (out && oxp_check_outputs(a, out, &o, &d)) return report(&d, OXP_ERR_USAGE);
+/* Everything but the arena, which main owns, so that every early return
+ * (usage errors, --help) frees it too: leak checkers see a clean exit.
+ * The export itself is the core's front door (front.h), as for the API. */
+static int run_cli(oxp_arena *a, int argc, char **argv) {
+  cli c;
+  int rc = parse_flags(a, argc, argv, &c);
+  if (rc >= 0) return rc;
+  if (c.listops) return list_ops(c.o.opset, !c.opset_given);
 
-  size_t len = 0;
-  char *text = oxp_io_read_file(ir, &len, &d);
-  if (!text) return report(&d, OXP_ERR_IO);
-  oxp_safetensors *st = NULL;
-  /* The default sidecar may be absent; one that cannot even be looked at
-   * is opened all the same, to report why. */
-  if (weights || oxp_io_access(wpath, F_OK) == 0 ||
-      (errno != ENOENT && errno != ENOTDIR)) {
-    /* A weights file that cannot be read is unreadable input (2); one
-     * that reads but disagrees with the graph is an export error (1). */
-    if (oxp_st_open(a, wpath, &st, &d)) {
-      report(&d, OXP_ERR_IO);
-      free(text);
-      return d.status == OXP_ERR_NOMEM ? 1 : 2; /* as any other failure */
-    }
-  }
+  char *text = NULL;
+  oxp_job j = {.ir_path = c.ir, .weights_path = c.weights, .out_path = c.out,
+               .text_out = c.verbose || c.pretty ? &text : NULL};
   /* Progress is for a person watching: only on a terminal, never with
    * --quiet, and (inside the display) only after the first second. */
-  oxp_progress *prog = !o.quiet && isatty(STDERR_FILENO)
-                           ? oxp_progress_new(emit_progress, NULL)
-                           : NULL;
-  if (prog && o.warn) o.warn_user = prog;
-  oxp_progress_stage(prog, "export");
-  oxp_graph *g = NULL;
-  oxp_status s = oxp_export_graph(a, ir, text, len, st, &o, &g, &d);
-  if (!s && (verbose || pretty)) {
-    char *txt = oxp_pretty(g, &o);
-    if (txt) fputs(txt, stdout);
-    free(txt);
-  }
-  if (!s && out) s = oxp_write_file_ex(g, &o, out, NULL, prog, &d);
-  oxp_progress_free(prog); /* clears the line before any error below */
-  int rc = s ? report_ir(&d, s, ir, text, len) : 0;
-  if (st) oxp_st_close(st);
+  if (!c.o.quiet && isatty(STDERR_FILENO))
+    j.progress = emit_progress, j.warn_on_display = true;
+  oxp_diag d;
+  oxp_diag_clear(&d);
+  oxp_status s = oxp_run_job(a, &j, &c.o, &d);
+  if (text) fputs(text, stdout);
   free(text);
-  return rc;
+  if (!s) return 0;
+  /* A weights file that cannot be read is unreadable input (2); one
+   * that reads but disagrees with the graph is an export error (1). */
+  if (j.weights_unreadable) return report(&d, s, &j), d.status == OXP_ERR_NOMEM ? 1 : 2;
+  return report(&d, s, &j);
 }
 
 int main(int argc, char **argv) {

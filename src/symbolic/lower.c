@@ -201,44 +201,6 @@ static void live_infer(void *ctx, oxp_node *n) {
   oxp_si_live_node(c->live, n);
 }
 
-/* The user input names after --input-names, as dynamic axes name them. */
-static const char *user_name(const oxp_options *o, oxp_value *in, int user) {
-  return user < o->n_input_names ? o->input_names[user] : in->name;
-}
-
-/* Dynamic axes of inputs: dim_params on the ONNX input, an unknown dim on
- * the TorchScript one (nothing may read the traced size). */
-static oxp_status mark_dynamic_inputs(oxp_sctx *c) {
-  oxp_block *top = c->src->top;
-  for (int k = 0; k < c->o->n_dynamic_axes; k++) {
-    const oxp_dyn_axis *ax = &c->o->dynamic_axes[k];
-    for (int i = 0, user = 0; i < top->ninputs; i++) {
-      oxp_value *s = top->inputs[i];
-      if (s->init) continue;
-      const char *name = user_name(c->o, s, user++);
-      if (!name || strcmp(name, ax->input) != 0) continue;
-      oxp_value *v = oxp_lower_lookup(c, s);
-      if (!s->type || s->type->kind != OXP_T_TENSOR || ax->axis < 0 ||
-          ax->axis >= s->type->rank || !v)
-        return oxp_fail(c->d, OXP_ERR_USAGE, NULL, NULL,
-                        "dynamic axis %d of '%s' is out of range", ax->axis,
-                        ax->input);
-      oxp_type *st = oxp_type_copy(c->src->arena, s->type);
-      if (!st) return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-      st->dims[ax->axis] = -1;
-      s->type = st;
-      oxp_type *vt = v->type;
-      if (!vt->dim_params) {
-        vt->dim_params = oxp_alloc(c->dst->arena, sizeof(char *) * (size_t)vt->rank);
-        if (!vt->dim_params) return oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-      }
-      vt->dim_params[ax->axis] = oxp_strdup(c->dst->arena, ax->param);
-      vt->dims[ax->axis] = -1;
-    }
-  }
-  return OXP_OK;
-}
-
 /* Graph outputs: tuples and lists are flattened, as the legacy exporter
  * does, in order. */
 static oxp_status add_outputs(oxp_sctx *c, oxp_value *v) {
@@ -362,10 +324,8 @@ oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
     v->init = in->init;
     oxp_lower_bind(c, in, v);
   }
-  if ((st = mark_dynamic_inputs(c))) return st;
   st = oxp_lower_nodes(c, top);
   for (int i = 0; !st && i < top->noutputs; i++) st = add_outputs(c, top->outputs[i]);
-  if (!st) st = oxp_ctl_finish(c);
   /* The hook points into this stack frame. */
   c->dst->infer = NULL;
   c->dst->infer_ctx = NULL;

@@ -80,7 +80,7 @@ oxp_status oxp_s_prelu(oxp_sctx *c, oxp_node *n) {
   int r = oxp_sym_rank(x), wr = oxp_sym_rank(w);
   int64_t wc = oxp_nn_dim(w, 0);
   if (r > 2 && wr == 1 && wc != 1) {
-    int64_t axes[OXP_NN_MAXD];
+    int64_t axes[OXP_MAX_SPATIAL_DIMS];
     for (int i = 0; i < r - 2; i++) axes[i] = 1 + i;
     w = oxp_sym_unsqueeze(c, w, axes, r - 2);
   } else if (r < 0 && wc != 1) {

@@ -15,10 +15,10 @@
 bool oxp_nn_adaptive_uneven(oxp_sctx *c, oxp_node *n, oxp_value *x, bool is_max,
                             oxp_status *st) {
   int k = oxp_nn_name_dims(n, 2), r = oxp_sym_rank(x);
-  int64_t *out, in[OXP_NN_MAXD], o[OXP_NN_MAXD];
+  int64_t *out, in[OXP_MAX_SPATIAL_DIMS], o[OXP_MAX_SPATIAL_DIMS];
   int cnt;
   oxp_ilist l;
-  if (r < k + 1 || k > OXP_NN_MAXD) return false;
+  if (r < k + 1 || k > OXP_MAX_SPATIAL_DIMS) return false;
   if (!oxp_sym_ints(c, n, 1, &out, &cnt)) {
     /* sizes read off the input (traced None sizes); lists holding None
      * itself are s_pool.c's */

@@ -273,11 +273,11 @@ static void strip_unknown(oxp_block *b) {
     }
 }
 
-oxp_status oxp_ctl_finish(oxp_sctx *c) {
-  oxp_graph *g = c->dst;
+oxp_status oxp_control_types(oxp_graph *g, const oxp_options *o,
+                             oxp_diag *d) {
   if (!has_blocks(g->top)) return OXP_OK;
   oxp_pass p;
-  oxp_status st = oxp_pass_init(&p, g, c->o, c->d);
+  oxp_status st = oxp_pass_init(&p, g, o, d);
   for (int round = 0; !st && round < 4; round++) {
     if ((st = oxp_shape_infer(&p))) break;
     if (!complete_block(g->arena, g->top)) break;

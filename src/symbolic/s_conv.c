@@ -40,8 +40,8 @@ static oxp_status conv(oxp_sctx *c, oxp_node *n, conv_args a) {
   if (wr < 3 || wr > 5)
     return oxp_sym_unsupported(c, "convolution with a weight of unknown rank");
   int k = wr - 2;
-  int64_t stride[OXP_NN_MAXD], pad[2 * OXP_NN_MAXD], dil[OXP_NN_MAXD];
-  int64_t outpad[OXP_NN_MAXD], groups = 1;
+  int64_t stride[OXP_MAX_SPATIAL_DIMS], pad[2 * OXP_MAX_SPATIAL_DIMS], dil[OXP_MAX_SPATIAL_DIMS];
+  int64_t outpad[OXP_MAX_SPATIAL_DIMS], groups = 1;
   if (!oxp_nn_spatial(c, n, a.stride, k, 1, stride) ||
       !oxp_nn_spatial(c, n, a.dil, k, 1, dil))
     return oxp_sym_status(c);

@@ -43,8 +43,8 @@ static bool prefix_init(oxp_sctx *c, oxp_node *n, prefix *p) {
     return false;
   }
   int trail = p->rank - 1 - p->d;
-  int64_t dims[OXP_NN_MAXD + 2];
-  if (trail > OXP_NN_MAXD) {
+  int64_t dims[OXP_MAX_SPATIAL_DIMS + 2];
+  if (trail > OXP_MAX_SPATIAL_DIMS) {
     oxp_sym_unsupported(c, "a scan over a dim followed by more than 3 dims");
     return false;
   }
@@ -117,7 +117,7 @@ static oxp_status cum_order(oxp_sctx *c, oxp_node *n, bool is_max) {
                       oxp_sym_op2(c, "And", oxp_sym_op1(c, "Not", any), hit));
   }
   int trail = p.rank - 1 - p.d;
-  int64_t jd[OXP_NN_MAXD + 1];
+  int64_t jd[OXP_MAX_SPATIAL_DIMS + 1];
   jd[0] = p.len;
   for (int t = 0; t < trail; t++) jd[1 + t] = 1;
   oxp_tensor *jt = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT64, 1 + trail, jd);

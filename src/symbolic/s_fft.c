@@ -107,8 +107,8 @@ static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
   oxp_value *y = k->outputs[0];
   oxp_status st = apply_norm(c, n, norm, (double)len, inverse, dt, &y);
   if (st) return st;
-  int64_t dims[OXP_NN_MAXD + 2];
-  bool known = r + 1 <= OXP_NN_MAXD + 2;
+  int64_t dims[OXP_MAX_SPATIAL_DIMS + 2];
+  bool known = r + 1 <= OXP_MAX_SPATIAL_DIMS + 2;
   for (int j = 0; known && j < r; j++) dims[j] = oxp_nn_dim(x, j);
   if (known) {
     dims[d] = onesided ? len / 2 + 1 : len;
@@ -137,9 +137,9 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
       (n->ninputs > 2 && !oxp_sym_is_none(n, 2) && !oxp_sym_need_ints(c, n, 2, &dims, &nd)) ||
       !read_norm(c, n, &norm))
     return oxp_sym_status(c);
-  if (r < 1 || r > OXP_NN_MAXD)
+  if (r < 1 || r > OXP_MAX_SPATIAL_DIMS)
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank", n->kind);
-  int64_t ax[OXP_NN_MAXD];
+  int64_t ax[OXP_MAX_SPATIAL_DIMS];
   int k = nd ? nd : sz ? ns : r;
   if (k > r || (sz && ns != k))
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: s and dim disagree", n->kind);
@@ -168,7 +168,7 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
     if (!d) return oxp_sym_status(c);
     if (!axis_input) oxp_attr_set_i(d, "axis", ax[j]);
     x = d->outputs[0];
-    int64_t dd[OXP_NN_MAXD + 1];
+    int64_t dd[OXP_MAX_SPATIAL_DIMS + 1];
     bool known = true;
     for (int q = 0; q <= r; q++) known &= (dd[q] = oxp_nn_dim(ins[0], q)) >= 0;
     dd[ax[j]] = len;

@@ -8,8 +8,8 @@
 /* The indexed dims after expanding masks: dim[k] of x is indexed by
  * idx[k] (int64, not yet broadcast). */
 typedef struct {
-  int dims[OXP_SX_MAXRANK];
-  oxp_value *idx[OXP_SX_MAXRANK];
+  int dims[OXP_MAX_STATIC_RANK];
+  oxp_value *idx[OXP_MAX_STATIC_RANK];
   int k;
   /* The single-mask case, kept whole for Compress / Where. */
   oxp_value *mask;
@@ -39,7 +39,7 @@ static bool read_indices(oxp_sctx *c, oxp_node *n, int i, oxp_ix *ix) {
     oxp_value *v = oxp_sym_in(c, lc, k);
     if (!v) return false;
     if (!is_mask(v)) {
-      if (ix->k >= OXP_SX_MAXRANK) return false;
+      if (ix->k >= OXP_MAX_STATIC_RANK) return false;
       ix->dims[ix->k] = at++;
       ix->idx[ix->k++] = oxp_sym_dtype(v) == OXP_DT_INT64 ? v : oxp_sym_cast(c, v, OXP_DT_INT64);
       continue;
@@ -55,7 +55,7 @@ static bool read_indices(oxp_sctx *c, oxp_node *n, int i, oxp_ix *ix) {
     }
     oxp_value *nz = oxp_sym_op1(c, "NonZero", v); /* [m, N] */
     for (int r = 0; r < m; r++) {
-      if (ix->k >= OXP_SX_MAXRANK) return false;
+      if (ix->k >= OXP_MAX_STATIC_RANK) return false;
       ix->dims[ix->k] = at++;
       ix->idx[ix->k] = oxp_sx_gather(c, nz, oxp_sym_const_i64(c, r), 0);
       oxp_sym_set_type(c, ix->idx[ix->k++], OXP_DT_INT64, 1, NULL);
@@ -86,7 +86,7 @@ static bool adjacent(const oxp_ix *ix) {
 
 /* perm: the indexed dims first, then the others in order. */
 static int lead_perm(const oxp_ix *ix, int r, int64_t *perm) {
-  bool used[OXP_SX_MAXRANK] = {0};
+  bool used[OXP_MAX_STATIC_RANK] = {0};
   int m = 0;
   for (int k = 0; k < ix->k; k++) perm[m++] = ix->dims[k], used[ix->dims[k]] = true;
   for (int d = 0; d < r; d++)
@@ -101,12 +101,12 @@ static int lead_perm(const oxp_ix *ix, int r, int64_t *perm) {
  * allowzero. */
 static oxp_value *merge_dims(oxp_sctx *c, oxp_value *x, int p, int m) {
   int r = oxp_sym_rank(x);
-  int64_t d[OXP_SX_MAXRANK];
+  int64_t d[OXP_MAX_STATIC_RANK];
   int rd;
   bool fixed = oxp_sx_dims(x, d, &rd) && rd == r, empty = false;
   for (int i = 0; fixed && i < r; i++) empty |= d[i] == 0;
   if (empty) {
-    int64_t out[OXP_SX_MAXRANK];
+    int64_t out[OXP_MAX_STATIC_RANK];
     int k = 0;
     for (int i = 0; i < r; i++) {
       if (i <= p || i >= p + m) out[k++] = d[i];
@@ -143,7 +143,7 @@ oxp_status oxp_s_index(oxp_sctx *c, oxp_node *n) {
   oxp_ix ix;
   if (!x || !read_indices(c, n, 1, &ix)) return oxp_sym_status(c);
   int r = oxp_sym_rank(x);
-  if (r < 0 || r > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "indexing a tensor of unknown rank");
+  if (r < 0 || r > OXP_MAX_STATIC_RANK) return oxp_sym_unsupported(c, "indexing a tensor of unknown rank");
   if (ix.mask) {
     /* x[mask]: the masked dims flattened into one, then Compress. */
     static const int64_t m1 = -1;
@@ -164,7 +164,7 @@ oxp_status oxp_s_index(oxp_sctx *c, oxp_node *n) {
   }
   /* Several indexed dims: move them first, flatten them into one, and
    * Gather by the linear index sum(idx_k * stride_k). */
-  int64_t perm[OXP_SX_MAXRANK];
+  int64_t perm[OXP_MAX_STATIC_RANK];
   lead_perm(&ix, r, perm);
   bool ident = true;
   for (int d = 0; d < r; d++) ident &= perm[d] == d;
@@ -182,7 +182,7 @@ oxp_status oxp_s_index(oxp_sctx *c, oxp_node *n) {
     /* torch keeps the broadcast dims in place when the indexed dims are
      * adjacent: before + B + after. */
     int out_r = r - ix.k + nb;
-    int64_t q[OXP_SX_MAXRANK];
+    int64_t q[OXP_MAX_STATIC_RANK];
     int m = 0;
     for (int i = 0; i < p0; i++) q[m++] = nb + i;
     for (int i = 0; i < nb; i++) q[m++] = i;
@@ -196,7 +196,7 @@ oxp_status oxp_s_index(oxp_sctx *c, oxp_node *n) {
 static oxp_value *align_mask(oxp_sctx *c, oxp_value *mask, int at, int m, int r) {
   int extra = r - at - m;
   if (extra <= 0) return mask;
-  int64_t axes[OXP_SX_MAXRANK];
+  int64_t axes[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < extra; i++) axes[i] = m + i;
   return oxp_sym_unsqueeze(c, mask, axes, extra);
 }
@@ -210,7 +210,7 @@ oxp_status oxp_s_index_put(oxp_sctx *c, oxp_node *n) {
   if (n->ninputs > 3 && !oxp_sym_bool(n, 3, &acc))
     return oxp_sym_unsupported(c, "index_put with a runtime accumulate flag");
   int r = oxp_sym_rank(x), dt = oxp_sym_dtype(x);
-  if (r < 0 || r > OXP_SX_MAXRANK || !dt) return oxp_sym_unsupported(c, "index_put on a tensor of unknown rank");
+  if (r < 0 || r > OXP_MAX_STATIC_RANK || !dt) return oxp_sym_unsupported(c, "index_put on a tensor of unknown rank");
   oxp_value *v = oxp_sym_in_as(c, n, 2, dt);
   if (!v) return oxp_sym_status(c);
   const oxp_type *vt = oxp_sym_in_type(n, 2);
@@ -248,12 +248,12 @@ oxp_status oxp_s_index_put(oxp_sctx *c, oxp_node *n) {
     sum = sum ? oxp_sym_op2(c, "Add", sum, ix.idx[k]) : ix.idx[k];
   }
   oxp_value *bshape = oxp_sx_shape(c, sum);
-  oxp_value *cols[OXP_SX_MAXRANK];
+  oxp_value *cols[OXP_MAX_STATIC_RANK];
   static const int64_t last = -1;
   for (int k = 0; k < ix.k; k++)
     cols[k] = oxp_sym_unsqueeze(c, oxp_sym_op2(c, "Expand", ix.idx[k], bshape), &last, 1);
   oxp_value *nd = oxp_sx_concat(c, cols, ix.k, -1); /* [B..., k] */
-  int64_t perm[OXP_SX_MAXRANK], inv[OXP_SX_MAXRANK];
+  int64_t perm[OXP_MAX_STATIC_RANK], inv[OXP_MAX_STATIC_RANK];
   lead_perm(&ix, r, perm);
   bool ident = true;
   for (int d = 0; d < r; d++) ident &= perm[d] == d, inv[perm[d]] = d;
@@ -279,7 +279,7 @@ oxp_status oxp_s_index_put(oxp_sctx *c, oxp_node *n) {
   if (adj) {
     /* ... then laid out as ScatterND wants: B + others. */
     int out_r = r - ix.k + nb;
-    int64_t q[OXP_SX_MAXRANK];
+    int64_t q[OXP_MAX_STATIC_RANK];
     int m = 0;
     for (int i = 0; i < nb; i++) q[m++] = p0 + i;
     for (int i = 0; i < p0; i++) q[m++] = i;

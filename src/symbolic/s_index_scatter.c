@@ -92,7 +92,7 @@ oxp_status oxp_s_scatter(oxp_sctx *c, oxp_node *n) {
 /* A 1-D index along dim a, expanded to the shape of like. */
 static oxp_value *expand_index(oxp_sctx *c, oxp_value *idx, int64_t a,
                                int r, oxp_value *like) {
-  int64_t shape[OXP_SX_MAXRANK];
+  int64_t shape[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < r; i++) shape[i] = i == a ? -1 : 1;
   return oxp_sym_op2(c, "Expand", oxp_sx_reshape(c, idx, shape, r), oxp_sx_shape(c, like));
 }
@@ -132,7 +132,7 @@ oxp_status oxp_s_index_fill(oxp_sctx *c, oxp_node *n) {
   static const int64_t m1 = -1;
   oxp_value *idx = oxp_sx_reshape(c, oxp_sym_in_as(c, n, 2, OXP_DT_INT64), &m1, 1);
   oxp_value *shape = oxp_sx_shape_with(c, x, (int)a, oxp_sx_shape(c, idx));
-  int64_t sh[OXP_SX_MAXRANK];
+  int64_t sh[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < r; i++) sh[i] = i == a ? -1 : 1;
   oxp_value *ie = oxp_sym_op2(c, "Expand", oxp_sx_reshape(c, idx, sh, r), shape);
   oxp_value *v = oxp_sym_op2(c, "Expand", oxp_sym_in_as(c, n, 3, dt), shape);

@@ -15,15 +15,15 @@ typedef struct {
   bool align;
   int k;                         /* spatial dims */
   bool by_size;                  /* sizes (else scales) */
-  int64_t size[OXP_NN_MAXD];
+  int64_t size[OXP_MAX_SPATIAL_DIMS];
   oxp_value *rt_size;            /* the sizes, when known only at run time */
-  double scale[OXP_NN_MAXD];
+  double scale[OXP_MAX_SPATIAL_DIMS];
 } rs_spec;
 
 /* [N, C, out...]: constants, or N and C, or the sizes (the FPN's
  * interpolate(x, size=y.shape[-2:])), read at run time. */
 static oxp_value *full_sizes(oxp_sctx *c, oxp_value *x, const rs_spec *s) {
-  int64_t v[OXP_NN_MAXD + 2];
+  int64_t v[OXP_MAX_SPATIAL_DIMS + 2];
   v[0] = oxp_nn_dim(x, 0);
   v[1] = oxp_nn_dim(x, 1);
   for (int j = 0; j < s->k; j++) v[2 + j] = s->size[j];
@@ -42,7 +42,7 @@ static oxp_value *full_sizes(oxp_sctx *c, oxp_value *x, const rs_spec *s) {
 }
 
 static oxp_value *scales_const(oxp_sctx *c, const rs_spec *s) {
-  float v[OXP_NN_MAXD + 2] = {1, 1};
+  float v[OXP_MAX_SPATIAL_DIMS + 2] = {1, 1};
   for (int j = 0; j < s->k; j++) v[2 + j] = (float)s->scale[j];
   return oxp_sym_const_f32s(c, v, s->k + 2);
 }
@@ -203,7 +203,7 @@ oxp_status oxp_s_interpolate(oxp_sctx *c, oxp_node *n) {
   if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_str(n, 3, &mode))
     return oxp_sym_unsupported(c, "a runtime interpolation mode");
   int r = oxp_sym_rank(x);
-  if (r < 3 || r > OXP_NN_MAXD)
+  if (r < 3 || r > OXP_MAX_SPATIAL_DIMS)
     return oxp_sym_unsupported(c, "__interpolate of unknown rank");
   rs_spec s = {.k = r - 2};
   if (!strcmp(mode, "nearest")) s.mode = RS_NEAREST;

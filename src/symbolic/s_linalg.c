@@ -184,7 +184,7 @@ oxp_status oxp_s_cosine_similarity(oxp_sctx *c, oxp_node *n) {
   }
   /* torch broadcasts a and b before it takes their norms: a norm along
    * dim of a size-1 (or missing) dim is not the broadcast one's. */
-  int64_t da[OXP_SX_MAXRANK], db[OXP_SX_MAXRANK];
+  int64_t da[OXP_MAX_STATIC_RANK], db[OXP_MAX_STATIC_RANK];
   int ra, rb;
   bool same = oxp_sx_dims(a, da, &ra) && oxp_sx_dims(b, db, &rb) && ra == rb &&
               memcmp(da, db, sizeof *da * (size_t)ra) == 0;

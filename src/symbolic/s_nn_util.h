@@ -7,7 +7,7 @@
 #include "ops.h"
 
 /* Most spatial dims a layer handles (conv3d, pool3d, pad of 8 dims). */
-#define OXP_NN_MAXD 8
+#define OXP_MAX_SPATIAL_DIMS 8
 
 /* An int list argument widened to k entries (torch lets one int stand for
  * all spatial dims); absent or empty means dflt everywhere. */

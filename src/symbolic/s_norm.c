@@ -50,7 +50,7 @@ static bool batch_stats(oxp_sctx *c, oxp_value *x, oxp_value **mean,
     oxp_sym_unsupported(c, "batch statistics of an input of unknown rank");
     return false;
   }
-  int64_t axes[OXP_NN_MAXD + 2];
+  int64_t axes[OXP_MAX_SPATIAL_DIMS + 2];
   int m = stat_axes(r, axes);
   static const int64_t flat = -1;
   oxp_value *mk = oxp_sym_reduce(c, "ReduceMean", x, axes, m, true);
@@ -162,7 +162,7 @@ oxp_status oxp_s_instance_norm(oxp_sctx *c, oxp_node *n) {
 /* y * w + b with w, b of shape [C] broadcast over an NC... tensor. */
 static oxp_value *channel_affine(oxp_sctx *c, oxp_node *n, oxp_value *y,
                                  int r, int dt) {
-  int64_t axes[OXP_NN_MAXD];
+  int64_t axes[OXP_MAX_SPATIAL_DIMS];
   for (int i = 0; i < r - 2; i++) axes[i] = 1 + i;
   for (int i = 2; i <= 3 && y; i++) {
     if (oxp_sym_is_none(n, i)) continue;
@@ -237,8 +237,8 @@ static oxp_status layer_norm9(oxp_sctx *c, oxp_node *n, bool native) {
       !oxp_nn_float_arg(c, n, 4, 1e-5, &eps))
     return oxp_sym_status(c);
   int dt = oxp_nn_dtype(c, x);
-  int64_t axes[OXP_NN_MAXD];
-  if (k > OXP_NN_MAXD) return oxp_sym_unsupported(c, "layer_norm over so many dims");
+  int64_t axes[OXP_MAX_SPATIAL_DIMS];
+  if (k > OXP_MAX_SPATIAL_DIMS) return oxp_sym_unsupported(c, "layer_norm over so many dims");
   /* Positive axes when the rank is known: before opset 11 Reduce* takes
    * no negative ones, and d*d below has no inferred rank yet. */
   int r = oxp_sym_rank(x);
@@ -317,10 +317,10 @@ oxp_status oxp_s_weight_norm(oxp_sctx *c, oxp_node *n) {
   int64_t dim;
   if (!v || !g || !oxp_nn_int_arg(c, n, 2, 0, &dim)) return oxp_sym_status(c);
   int r = oxp_sym_rank(v);
-  if (r < 0 || r > OXP_NN_MAXD)
+  if (r < 0 || r > OXP_MAX_SPATIAL_DIMS)
     return oxp_sym_unsupported(c, "_weight_norm of unknown rank");
   if (dim < -1) dim += r;
-  int64_t axes[OXP_NN_MAXD];
+  int64_t axes[OXP_MAX_SPATIAL_DIMS];
   int m = 0;
   for (int i = 0; i < r; i++)
     if (i != dim) axes[m++] = i;

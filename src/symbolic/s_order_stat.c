@@ -23,7 +23,7 @@ typedef struct {
 /* int64 0..L-1 along axis `at` of a tensor whose rank is `trail` + 1
  * dims past it, shaped to broadcast there. */
 static oxp_value *arange(oxp_sctx *c, int64_t len, int trail) {
-  int64_t dims[OXP_NN_MAXD + 2];
+  int64_t dims[OXP_MAX_SPATIAL_DIMS + 2];
   dims[0] = len;
   for (int t = 0; t < trail; t++) dims[1 + t] = 1;
   oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT64, 1 + trail, dims);
@@ -39,7 +39,7 @@ static bool pairs_init(oxp_sctx *c, oxp_node *n, oxp_value *x, int64_t dim,
   p->dt = oxp_sym_need_dtype(c, x);
   int64_t d;
   if (!p->dt) return false;
-  if (p->rank < 1 || !oxp_sym_axis(dim, p->rank, &d) || p->rank > OXP_NN_MAXD + 2) {
+  if (p->rank < 1 || !oxp_sym_axis(dim, p->rank, &d) || p->rank > OXP_MAX_SPATIAL_DIMS + 2) {
     oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the input's rank (1 to 5) "
                  "and a dim inside it", n->kind);
     return false;

@@ -23,7 +23,7 @@ static bool onnx_pads(oxp_sctx *c, oxp_node *n, int i, int r, int64_t *pads,
                  n->kind, cnt, r);
     return false;
   }
-  int64_t src[2 * OXP_NN_MAXD];
+  int64_t src[2 * OXP_MAX_SPATIAL_DIMS];
   for (int j = 0; j < 2 * r; j++) src[j] = cnt; /* the appended 0 */
   for (int j = 0; j < cnt / 2; j++) {
     src[r - 1 - j] = 2 * j;
@@ -96,9 +96,9 @@ static oxp_status pad_mode(oxp_sctx *c, oxp_node *n, const char *mode,
   oxp_value *x = oxp_sym_in(c, n, 0);
   if (!x) return oxp_sym_status(c);
   int r = oxp_sym_rank(x);
-  if (r < 0 || r > OXP_NN_MAXD)
+  if (r < 0 || r > OXP_MAX_SPATIAL_DIMS)
     return oxp_sym_unsupported(c, "padding an input of unknown rank");
-  int64_t pads[2 * OXP_NN_MAXD];
+  int64_t pads[2 * OXP_MAX_SPATIAL_DIMS];
   oxp_value *rt;
   double value = 0;
   if (!onnx_pads(c, n, 1, r, pads, &rt) ||

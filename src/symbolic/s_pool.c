@@ -8,8 +8,8 @@
 
 typedef struct {
   int k;                       /* spatial dims */
-  int64_t kernel[OXP_NN_MAXD], stride[OXP_NN_MAXD], dil[OXP_NN_MAXD];
-  int64_t pad[2 * OXP_NN_MAXD]; /* begins, then ends */
+  int64_t kernel[OXP_MAX_SPATIAL_DIMS], stride[OXP_MAX_SPATIAL_DIMS], dil[OXP_MAX_SPATIAL_DIMS];
+  int64_t pad[2 * OXP_MAX_SPATIAL_DIMS]; /* begins, then ends */
   bool ceil;
 } pool_geo;
 
@@ -44,7 +44,7 @@ static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
   *native = false;
   if (!g->ceil) return true;
   bool known = true;
-  int64_t len[OXP_NN_MAXD];
+  int64_t len[OXP_MAX_SPATIAL_DIMS];
   for (int j = 0; j < g->k; j++) known &= (len[j] = oxp_nn_dim(x, 2 + j)) >= 0;
   if (!known) {
     if (oxp_sym_opset(c) >= 10 && allow_native) {
@@ -97,7 +97,7 @@ static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
 static oxp_value *include_pad_factor(oxp_sctx *c, oxp_value *x,
                                      const pool_geo *g, const int64_t *pad0) {
   int k = g->k;
-  int64_t dims[OXP_NN_MAXD + 2] = {1, 1}, total = 1;
+  int64_t dims[OXP_MAX_SPATIAL_DIMS + 2] = {1, 1}, total = 1;
   for (int j = 0; j < k; j++) {
     dims[2 + j] = torch_out(oxp_nn_dim(x, 2 + j), g, j);
     if (dims[2 + j] < 0 || __builtin_mul_overflow(total, dims[2 + j], &total)) {
@@ -162,7 +162,7 @@ static oxp_value *plane_indices(oxp_sctx *c, oxp_value *x, oxp_value *idx,
                                 int k) {
   oxp_node *p = oxp_sym_op(c, "MaxPool", &x, 1, 2);
   if (!p) return NULL;
-  int64_t ones[OXP_NN_MAXD], axes[OXP_NN_MAXD], st[OXP_NN_MAXD], en[OXP_NN_MAXD];
+  int64_t ones[OXP_MAX_SPATIAL_DIMS], axes[OXP_MAX_SPATIAL_DIMS], st[OXP_MAX_SPATIAL_DIMS], en[OXP_MAX_SPATIAL_DIMS];
   for (int j = 0; j < k; j++) ones[j] = 1, axes[j] = 2 + j, st[j] = 0, en[j] = 1;
   oxp_attr_set_ints(p, "kernel_shape", ones, k);
   oxp_attr_set_ints(p, "strides", ones, k);
@@ -201,7 +201,7 @@ static bool empty_pool(oxp_sctx *c, oxp_node *n, oxp_value *x, const pool_geo *g
   bool typed = t && t->kind == OXP_T_TENSOR && t->rank == k + 2;
   if (oxp_sym_rank(x) != k + 2) return false;
   bool empty = false;
-  int64_t o[OXP_NN_MAXD];
+  int64_t o[OXP_MAX_SPATIAL_DIMS];
   for (int j = 0; j < k; j++) {
     int64_t len = oxp_nn_dim(x, 2 + j);
     if (len < 0) return false;
@@ -265,7 +265,7 @@ oxp_status oxp_s_avg_pool(oxp_sctx *c, oxp_node *n) {
    * the input: count_include_pad=0 exactly. */
   if (include && g.ceil && oxp_nn_all_eq(g.pad, g.k, 0)) include = false;
   bool fix = include && g.ceil;
-  int64_t pad0[OXP_NN_MAXD];
+  int64_t pad0[OXP_MAX_SPATIAL_DIMS];
   memcpy(pad0, g.pad, sizeof(int64_t) * (size_t)g.k);
   if (!resolve_ceil(c, n, x, &g, !fix, &native)) return oxp_sym_status(c);
   bool grown = false;
@@ -298,13 +298,13 @@ oxp_status oxp_s_avg_pool(oxp_sctx *c, oxp_node *n) {
 static bool output_sizes(oxp_sctx *c, oxp_node *n, int64_t *out, int *cnt) {
   int64_t *v;
   if (oxp_sym_ints(c, n, 1, &v, cnt)) {
-    if (*cnt > OXP_NN_MAXD) *cnt = OXP_NN_MAXD;
+    if (*cnt > OXP_MAX_SPATIAL_DIMS) *cnt = OXP_MAX_SPATIAL_DIMS;
     memcpy(out, v, sizeof(int64_t) * (size_t)*cnt);
     return true;
   }
   oxp_value *src = oxp_sym_src(n, 1);
   oxp_node *lc = src ? src->producer : NULL;
-  if (!lc || !oxp_kind_is(lc, "prim::ListConstruct") || lc->ninputs > OXP_NN_MAXD)
+  if (!lc || !oxp_kind_is(lc, "prim::ListConstruct") || lc->ninputs > OXP_MAX_SPATIAL_DIMS)
     return oxp_sym_need_ints(c, n, 1, &v, cnt);
   for (int k = 0; k < lc->ninputs; k++)
     if (oxp_sym_is_none(lc, k)) out[k] = -1;
@@ -317,7 +317,7 @@ static bool output_sizes(oxp_sctx *c, oxp_node *n, int64_t *out, int *cnt) {
 /* Regular windows of an adaptive pool: kernel = stride = in / out. */
 static bool adaptive_geo(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
                          bool *global) {
-  int64_t out[OXP_NN_MAXD];
+  int64_t out[OXP_MAX_SPATIAL_DIMS];
   int cnt;
   memset(g, 0, sizeof *g);
   g->k = oxp_nn_name_dims(n, 2);

@@ -64,9 +64,9 @@ oxp_status oxp_s_qinstance_norm(oxp_sctx *c, oxp_node *n) {
 /* (x - mean) / sqrt(var + eps) over the trailing axes from first on, the
  * moments by ReduceMean (population variance, as torch). */
 static oxp_value *normalize(oxp_sctx *c, oxp_value *x, int first, int rank, double eps) {
-  int64_t axes[OXP_NN_MAXD];
+  int64_t axes[OXP_MAX_SPATIAL_DIMS];
   int k = 0;
-  for (int i = first; i < rank && k < OXP_NN_MAXD; i++) axes[k++] = i;
+  for (int i = first; i < rank && k < OXP_MAX_SPATIAL_DIMS; i++) axes[k++] = i;
   oxp_value *d = oxp_sym_op2(c, "Sub", x, oxp_sym_reduce(c, "ReduceMean", x, axes, k, true));
   oxp_value *var = oxp_sym_reduce(c, "ReduceMean", oxp_sym_op2(c, "Mul", d, d), axes, k, true);
   oxp_value *den = oxp_sym_op1(c, "Sqrt", oxp_sym_op2(c, "Add", var,
@@ -105,7 +105,7 @@ oxp_status oxp_s_qgroup_norm(oxp_sctx *c, oxp_node *n) {
   const int64_t grouped[3] = {0, groups, -1};
   oxp_value *y = normalize(c, oxp_nn_reshape(c, xf, grouped, 3), 2, 3, eps);
   y = oxp_sym_op2(c, "Reshape", y, oxp_sym_op1(c, "Shape", xf));
-  int64_t axes[OXP_NN_MAXD];
+  int64_t axes[OXP_MAX_SPATIAL_DIMS];
   for (int i = 0; i < r - 2; i++) axes[i] = 1 + i;
   for (int i = 2; i <= 3 && y; i++) {
     if (oxp_sym_is_none(n, i)) continue;

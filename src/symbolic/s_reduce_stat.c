@@ -73,7 +73,7 @@ static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
   return oxp_sym_op2(c, "Div", s, cnt);
 }
 
-static oxp_status stat(oxp_sctx *c, oxp_node *n, bool is_std, bool with_mean) {
+static oxp_status std_or_var(oxp_sctx *c, oxp_node *n, bool is_std, bool with_mean) {
   int dt = oxp_sym_need_out_dtype(c, n, 0);
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   stat_args a;
@@ -86,7 +86,7 @@ static oxp_status stat(oxp_sctx *c, oxp_node *n, bool is_std, bool with_mean) {
   return oxp_m_set_out(c, n, 1, mean);
 }
 
-oxp_status oxp_s_std(oxp_sctx *c, oxp_node *n) { return stat(c, n, true, false); }
-oxp_status oxp_s_var(oxp_sctx *c, oxp_node *n) { return stat(c, n, false, false); }
-oxp_status oxp_s_std_mean(oxp_sctx *c, oxp_node *n) { return stat(c, n, true, true); }
-oxp_status oxp_s_var_mean(oxp_sctx *c, oxp_node *n) { return stat(c, n, false, true); }
+oxp_status oxp_s_std(oxp_sctx *c, oxp_node *n) { return std_or_var(c, n, true, false); }
+oxp_status oxp_s_var(oxp_sctx *c, oxp_node *n) { return std_or_var(c, n, false, false); }
+oxp_status oxp_s_std_mean(oxp_sctx *c, oxp_node *n) { return std_or_var(c, n, true, true); }
+oxp_status oxp_s_var_mean(oxp_sctx *c, oxp_node *n) { return std_or_var(c, n, false, true); }

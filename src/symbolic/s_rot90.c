@@ -21,7 +21,7 @@ oxp_status oxp_s_rot90(oxp_sctx *c, oxp_node *n) {
   if (n->ninputs > 1 && !oxp_sym_need_int(c, n, 1, &k)) return oxp_sym_status(c);
   dims = def;
   if (n->ninputs > 2 && !oxp_sym_need_ints(c, n, 2, &dims, &nd)) return oxp_sym_status(c);
-  if (nd != 2 || r < 2 || r > OXP_NN_MAXD || !oxp_sym_axis(dims[0], r, &d0) ||
+  if (nd != 2 || r < 2 || r > OXP_MAX_SPATIAL_DIMS || !oxp_sym_axis(dims[0], r, &d0) ||
       !oxp_sym_axis(dims[1], r, &d1) || d0 == d1)
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "%s: needs two distinct dims of an input of "
                         "known rank (at least 2)", n->kind);
@@ -29,7 +29,7 @@ oxp_status oxp_s_rot90(oxp_sctx *c, oxp_node *n) {
   oxp_value *y = x;
   if (k == 2) y = flip(c, flip(c, x, d0), d1);
   if (k == 1 || k == 3) {
-    int64_t perm[OXP_NN_MAXD];
+    int64_t perm[OXP_MAX_SPATIAL_DIMS];
     for (int j = 0; j < r; j++) perm[j] = j;
     perm[d0] = d1;
     perm[d1] = d0;

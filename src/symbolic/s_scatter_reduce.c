@@ -27,14 +27,14 @@ static oxp_value *scatter(oxp_sctx *c, oxp_value *x, oxp_value *idx, oxp_value *
 
 /* src cut to idx's shape when their static shapes differ or are unknown. */
 static oxp_value *fit_src(oxp_sctx *c, oxp_value *src, oxp_value *idx) {
-  int64_t ds[OXP_SX_MAXRANK], di[OXP_SX_MAXRANK];
+  int64_t ds[OXP_MAX_STATIC_RANK], di[OXP_MAX_STATIC_RANK];
   int rs, ri;
   if (oxp_sx_dims(src, ds, &rs) && oxp_sx_dims(idx, di, &ri) && rs == ri &&
       memcmp(ds, di, sizeof *ds * (size_t)rs) == 0)
     return src;
   int r = oxp_sym_rank(idx);
   if (r < 0) return NULL;
-  int64_t zeros[OXP_SX_MAXRANK] = {0}, axes[OXP_SX_MAXRANK];
+  int64_t zeros[OXP_MAX_STATIC_RANK] = {0}, axes[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < r; i++) axes[i] = i;
   oxp_value *in[4] = {src, oxp_sym_const_i64s(c, zeros, r), oxp_sx_shape(c, idx),
                       oxp_sym_const_i64s(c, axes, r)};

@@ -77,8 +77,8 @@ oxp_status oxp_s_sdpa(oxp_sctx *c, oxp_node *n) {
   } else {
     scale = default_scale(c, q, dt);
   }
-  int64_t perm[OXP_SX_MAXRANK];
-  if (r > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "attention beyond 16 dims");
+  int64_t perm[OXP_MAX_STATIC_RANK];
+  if (r > OXP_MAX_STATIC_RANK) return oxp_sym_unsupported(c, "attention beyond 16 dims");
   for (int i = 0; i < r; i++) perm[i] = i;
   perm[r - 2] = r - 1;
   perm[r - 1] = r - 2;

@@ -53,13 +53,13 @@ oxp_status oxp_s_flatten(oxp_sctx *c, oxp_node *n) {
   }
   /* An empty x: a -1 has no element count to come from, and a 0 after
    * the merged dims would copy another of x's dims; so static sizes. */
-  int64_t d[OXP_SX_MAXRANK];
+  int64_t d[OXP_MAX_STATIC_RANK];
   int rd;
-  bool fixed = r <= OXP_SX_MAXRANK && oxp_sx_dims(x, d, &rd) && rd == r;
+  bool fixed = r <= OXP_MAX_STATIC_RANK && oxp_sx_dims(x, d, &rd) && rd == r;
   bool empty = false;
   for (int i = 0; fixed && i < r; i++) empty |= d[i] == 0;
   if (empty) {
-    int64_t out[OXP_SX_MAXRANK];
+    int64_t out[OXP_MAX_STATIC_RANK];
     int k = 0;
     for (int i = 0; i < r; i++) {
       if (i <= start || i > end) out[k++] = d[i];

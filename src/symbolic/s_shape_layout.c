@@ -9,7 +9,7 @@
 static oxp_value *lift_rank(oxp_sctx *c, oxp_value *x, int r) {
   int xr = oxp_sym_rank(x);
   if (xr < 0 || xr >= r) return x;
-  int64_t axes[OXP_SX_MAXRANK];
+  int64_t axes[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < r - xr; i++) axes[i] = i;
   return oxp_sym_unsqueeze(c, x, axes, r - xr);
 }
@@ -27,18 +27,18 @@ oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
   int r = oxp_sym_rank(x), k = l.n;
   if (r < 0)
     return oxp_sym_unsupported(c, "repeat of a tensor of unknown rank");
-  if (r > OXP_SX_MAXRANK || k > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "repeat beyond 16 dims");
+  if (r > OXP_MAX_STATIC_RANK || k > OXP_MAX_STATIC_RANK) return oxp_sym_unsupported(c, "repeat beyond 16 dims");
   int m = tile && k < r ? r : k;
   /* A 0-d tensor repeated by no counts is itself (Tile needs rank 1). */
   if (m == 0) return oxp_sym_set_out(c, n, 0, x);
   oxp_value *reps;
   if (l.known) {
-    int64_t full[OXP_SX_MAXRANK];
+    int64_t full[OXP_MAX_STATIC_RANK];
     for (int i = 0; i < m - k; i++) full[i] = 1;
     for (int i = 0; i < k; i++) full[m - k + i] = l.v[i];
     reps = oxp_sym_const_i64s(c, full, m);
   } else if (m > k) {
-    int64_t ones[OXP_SX_MAXRANK];
+    int64_t ones[OXP_MAX_STATIC_RANK];
     for (int i = 0; i < m - k; i++) ones[i] = 1;
     oxp_value *parts[2] = {oxp_sym_const_i64s(c, ones, m - k), l.t};
     oxp_node *cat = parts[0] ? oxp_sym_op(c, "Concat", parts, 2, 1) : NULL;
@@ -59,7 +59,7 @@ oxp_status oxp_s_repeat(oxp_sctx *c, oxp_node *n) {
 static oxp_value *merge_dim(oxp_sctx *c, oxp_value *y, oxp_value *x, int axis,
                             int64_t rep) {
   static const int64_t m1 = -1;
-  int64_t d[OXP_SX_MAXRANK];
+  int64_t d[OXP_MAX_STATIC_RANK];
   int r;
   if (oxp_sx_dims(x, d, &r)) {
     bool empty = false;
@@ -93,7 +93,7 @@ oxp_status oxp_s_repeat_interleave(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_status(c);
   }
   int r = oxp_sym_rank(x);
-  if (r < 0 || r >= OXP_SX_MAXRANK)
+  if (r < 0 || r >= OXP_MAX_STATIC_RANK)
     return oxp_sym_unsupported(c, "repeat_interleave of a tensor of unknown rank");
   int64_t rep;
   const oxp_type *rt = oxp_sym_in_type(n, 1);
@@ -103,7 +103,7 @@ oxp_status oxp_s_repeat_interleave(oxp_sctx *c, oxp_node *n) {
   if (scalar) {
     int64_t ax = dim + 1;
     oxp_value *u = oxp_sym_unsqueeze(c, x, &ax, 1);
-    int64_t reps[OXP_SX_MAXRANK + 1];
+    int64_t reps[OXP_MAX_STATIC_RANK + 1];
     for (int i = 0; i <= r; i++) reps[i] = i == ax ? rep : 1;
     oxp_value *t = oxp_sym_op2(c, "Tile", u, oxp_sym_const_i64s(c, reps, r + 1));
     return oxp_sym_set_out(c, n, 0, merge_dim(c, t, x, (int)dim, rep));
@@ -148,8 +148,8 @@ oxp_status oxp_s_flip(oxp_sctx *c, oxp_node *n) {
   if (!x || !oxp_sym_need_ints(c, n, 1, &dims, &k)) return oxp_sym_status(c);
   int r = oxp_sym_rank(x);
   if (!k) return oxp_sym_set_out(c, n, 0, x);
-  if (k > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "flip of more than 16 dims");
-  int64_t axes[OXP_SX_MAXRANK], st[OXP_SX_MAXRANK], en[OXP_SX_MAXRANK], sp[OXP_SX_MAXRANK];
+  if (k > OXP_MAX_STATIC_RANK) return oxp_sym_unsupported(c, "flip of more than 16 dims");
+  int64_t axes[OXP_MAX_STATIC_RANK], st[OXP_MAX_STATIC_RANK], en[OXP_MAX_STATIC_RANK], sp[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < k; i++) {
     if (!oxp_sym_axis(dims[i], r, &axes[i]))
       return oxp_sym_fail(c, OXP_ERR_GRAPH, "flip: dim out of range");

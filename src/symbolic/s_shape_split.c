@@ -30,8 +30,8 @@ static oxp_status emit_pieces(oxp_sctx *c, oxp_node *n, oxp_value *x,
     }
   }
   int r = oxp_sym_rank(x);
-  for (int i = 0; i < k && r >= 0 && r <= OXP_SX_MAXRANK; i++) {
-    int64_t d[OXP_SX_MAXRANK];
+  for (int i = 0; i < k && r >= 0 && r <= OXP_MAX_STATIC_RANK; i++) {
+    int64_t d[OXP_MAX_STATIC_RANK];
     for (int j = 0; j < r; j++) d[j] = x->type->dims[j];
     d[axis] = last_open && i == k - 1 ? -1 : sizes[i];
     oxp_sym_set_type(c, outs[i], oxp_sym_dtype(x), r, d);
@@ -68,8 +68,8 @@ static oxp_status runtime_pieces(oxp_sctx *c, oxp_node *n, oxp_value *x,
                                "attribute before opset 13 (SplitToSequence "
                                "from 11 takes them at run time)");
   int r = oxp_sym_rank(x);
-  int64_t d[OXP_SX_MAXRANK];
-  for (int j = 0; j < r && r <= OXP_SX_MAXRANK; j++) d[j] = j == axis ? -1 : x->type->dims[j];
+  int64_t d[OXP_MAX_STATIC_RANK];
+  for (int j = 0; j < r && r <= OXP_MAX_STATIC_RANK; j++) d[j] = j == axis ? -1 : x->type->dims[j];
   int unpack = oxp_sx_list_len(n, 0);
   oxp_value **outs = NULL;
   if (unpack >= 0 && k >= 0 && unpack != k)
@@ -98,7 +98,7 @@ static oxp_status runtime_pieces(oxp_sctx *c, oxp_node *n, oxp_value *x,
     for (int i = 0; i < k; i++)
       outs[i] = oxp_sym_op2(c, "SequenceAt", seq, oxp_sym_const_i64(c, i));
   }
-  for (int i = 0; i < k && r >= 0 && r <= OXP_SX_MAXRANK; i++)
+  for (int i = 0; i < k && r >= 0 && r <= OXP_MAX_STATIC_RANK; i++)
     oxp_sym_set_type(c, outs[i], oxp_sym_dtype(x), r, d);
   return oxp_sx_set_list(c, n, 0, outs, k);
 }

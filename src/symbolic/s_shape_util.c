@@ -8,7 +8,7 @@
 
 bool oxp_sx_dims(const oxp_value *v, int64_t *dims, int *r) {
   int k = oxp_sym_rank(v);
-  if (k < 0 || k > OXP_SX_MAXRANK) return false;
+  if (k < 0 || k > OXP_MAX_STATIC_RANK) return false;
   for (int i = 0; i < k; i++) {
     if (v->type->dims[i] < 0) return false;
     dims[i] = v->type->dims[i];
@@ -30,9 +30,9 @@ oxp_value *oxp_sx_transpose(oxp_sctx *c, oxp_value *x, const int64_t *perm,
   oxp_attr_set_ints(t, "perm", perm, r);
   int xr = oxp_sym_rank(x);
   if (xr == r && x->type->dtype) {
-    int64_t d[OXP_SX_MAXRANK];
-    for (int i = 0; i < r && r <= OXP_SX_MAXRANK; i++) d[i] = x->type->dims[perm[i]];
-    if (r <= OXP_SX_MAXRANK) oxp_sym_set_type(c, t->outputs[0], x->type->dtype, r, d);
+    int64_t d[OXP_MAX_STATIC_RANK];
+    for (int i = 0; i < r && r <= OXP_MAX_STATIC_RANK; i++) d[i] = x->type->dims[perm[i]];
+    if (r <= OXP_MAX_STATIC_RANK) oxp_sym_set_type(c, t->outputs[0], x->type->dtype, r, d);
   }
   return t->outputs[0];
 }
@@ -129,8 +129,8 @@ oxp_value *oxp_sx_fill(oxp_sctx *c, oxp_value *shape, double value,
   /* Typed only when the shape is a constant: a type with unknown dims
    * would keep set_out from giving the value its (static) traced type. */
   int64_t r = oxp_sx_dim(shape, 0);
-  if (shape->init && r >= 0 && r <= OXP_SX_MAXRANK) {
-    int64_t d[OXP_SX_MAXRANK];
+  if (shape->init && r >= 0 && r <= OXP_MAX_STATIC_RANK) {
+    int64_t d[OXP_MAX_STATIC_RANK];
     for (int i = 0; i < r; i++) d[i] = oxp_tensor_get_i(shape->init, i);
     oxp_sym_set_type(c, k->outputs[0], t->dtype, (int)r, d);
   }
@@ -173,10 +173,6 @@ bool oxp_sx_axis_arg(oxp_sctx *c, oxp_node *n, int i, int r, int64_t *axis) {
     return false;
   }
   return true;
-}
-
-int oxp_sx_out_dtype(oxp_node *n, int i, const oxp_value *v) {
-  return oxp_sym_out_dtype(n, i, oxp_sym_dtype(v));
 }
 
 oxp_value *oxp_sx_shape_with(oxp_sctx *c, oxp_value *x, int axis,

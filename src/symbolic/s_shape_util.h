@@ -6,7 +6,9 @@
 
 #include "ops.h"
 
-#define OXP_SX_MAXRANK 16
+/* The most dims a symbolic reads as static dims (oxp_sx_dims); the rank
+ * shape inference tracks, OXP_MAX_SHAPE_RANK, as well. */
+#define OXP_MAX_STATIC_RANK 16
 
 /* Static dims of a lowered value: true and dims filled (rank in *r) when
  * the rank and every dim are known. */
@@ -50,7 +52,5 @@ bool oxp_sx_axis_arg(oxp_sctx *c, oxp_node *n, int i, int r, int64_t *axis);
  * needs x's rank. */
 oxp_value *oxp_sx_shape_with(oxp_sctx *c, oxp_value *x, int axis,
                              oxp_value *mid);
-/* Element type of output i of n, else of v. */
-int oxp_sx_out_dtype(oxp_node *n, int i, const oxp_value *v);
 
 #endif

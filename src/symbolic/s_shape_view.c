@@ -12,7 +12,7 @@
 oxp_status oxp_s_reshape_as(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   oxp_value *o = x ? oxp_sym_in(c, n, 1) : NULL;
-  int64_t dx[OXP_SX_MAXRANK], dov[OXP_SX_MAXRANK];
+  int64_t dx[OXP_MAX_STATIC_RANK], dov[OXP_MAX_STATIC_RANK];
   int rx, ro;
   if (o && oxp_sx_dims(x, dx, &rx) && oxp_sx_dims(o, dov, &ro) && rx == ro &&
       memcmp(dx, dov, sizeof *dx * (size_t)rx) == 0)
@@ -20,7 +20,7 @@ oxp_status oxp_s_reshape_as(oxp_sctx *c, oxp_node *n) {
   oxp_value *s = o ? oxp_sx_shape(c, o) : NULL;
   oxp_node *k = s ? oxp_sym_op(c, "Reshape", (oxp_value *[]){x, s}, 2, 1) : NULL;
   if (!k) return oxp_sym_status(c);
-  int64_t d[OXP_SX_MAXRANK];
+  int64_t d[OXP_MAX_STATIC_RANK];
   int r;
   bool known = oxp_sx_dims(o, d, &r), zero = false;
   for (int i = 0; known && i < r; i++) zero |= d[i] == 0;
@@ -47,7 +47,7 @@ oxp_status oxp_s_numpy_t(oxp_sctx *c, oxp_node *n) {
   if (!x) return oxp_sym_status(c);
   if (r < 0) return oxp_sym_unsupported(c, "numpy_T of a tensor of unknown rank");
   if (r < 2) return oxp_sym_set_out(c, n, 0, x);
-  int64_t perm[OXP_SX_MAXRANK];
+  int64_t perm[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < r; i++) perm[i] = r - 1 - i;
   return oxp_sym_set_out(c, n, 0, oxp_sx_transpose(c, x, perm, r));
 }
@@ -62,11 +62,11 @@ oxp_status oxp_s_movedim(oxp_sctx *c, oxp_node *n) {
       !oxp_sym_need_ints(c, n, 2, &dst, &nd))
     return oxp_sym_status(c);
   int r = oxp_sym_rank(x);
-  if (r < 0 || r > OXP_SX_MAXRANK)
+  if (r < 0 || r > OXP_MAX_STATIC_RANK)
     return oxp_sym_unsupported(c, "movedim of a tensor of unknown rank");
   if (ns != nd) return oxp_sym_fail(c, OXP_ERR_GRAPH, "movedim: source and destination differ in length");
-  int64_t perm[OXP_SX_MAXRANK];
-  bool src_used[OXP_SX_MAXRANK] = {0}, dst_used[OXP_SX_MAXRANK] = {0};
+  int64_t perm[OXP_MAX_STATIC_RANK];
+  bool src_used[OXP_MAX_STATIC_RANK] = {0}, dst_used[OXP_MAX_STATIC_RANK] = {0};
   for (int i = 0; i < ns; i++) {
     int64_t s, d;
     if (!oxp_sym_axis(src[i], r, &s) || !oxp_sym_axis(dst[i], r, &d))
@@ -117,16 +117,16 @@ oxp_status oxp_s_broadcast_tensors(oxp_sctx *c, oxp_node *n) {
   oxp_value **v;
   int cnt;
   if (!oxp_sym_in_list(c, n, 0, &v, &cnt)) return oxp_sym_status(c);
-  int64_t out[OXP_SX_MAXRANK];
+  int64_t out[OXP_MAX_STATIC_RANK];
   int orank = 0;
   bool stat = true;
   for (int i = 0; i < cnt && stat; i++) {
-    int64_t d[OXP_SX_MAXRANK];
+    int64_t d[OXP_MAX_STATIC_RANK];
     int r;
     if (!oxp_sx_dims(v[i], d, &r)) { stat = false; break; }
     /* Right-aligned merge into out. */
     int nr = r > orank ? r : orank;
-    int64_t m[OXP_SX_MAXRANK];
+    int64_t m[OXP_MAX_STATIC_RANK];
     for (int k = 0; k < nr; k++) {
       int a = k - (nr - orank), b = k - (nr - r);
       int64_t da = a >= 0 ? out[a] : 1, db = b >= 0 ? d[b] : 1;
@@ -220,7 +220,7 @@ oxp_status oxp_s_as_strided(oxp_sctx *c, oxp_node *n) {
   if (!oxp_sym_need_ints(c, n, 1, &size, &ns) ||
       !oxp_sym_need_ints(c, n, 2, &stride, &nt))
     return oxp_sym_status(c);
-  if (ns != nt || ns > OXP_SX_MAXRANK)
+  if (ns != nt || ns > OXP_MAX_STATIC_RANK)
     return oxp_sym_fail(c, OXP_ERR_GRAPH, "as_strided: size and stride differ in length");
   if (n->ninputs > 3 && !oxp_sym_is_none(n, 3) && !oxp_sym_need_int(c, n, 3, &off))
     return oxp_sym_status(c);
@@ -237,7 +237,7 @@ oxp_status oxp_s_as_strided(oxp_sctx *c, oxp_node *n) {
   }
   oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT64, ns, size);
   if (!t) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
-  int64_t *ind = (int64_t *)t->data, numel = 1, dims[OXP_SX_MAXRANK];
+  int64_t *ind = (int64_t *)t->data, numel = 1, dims[OXP_MAX_STATIC_RANK];
   int r;
   bool known = oxp_sx_dims(x, dims, &r);
   for (int i = 0; known && i < r; i++) numel *= dims[i];

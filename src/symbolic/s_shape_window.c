@@ -43,7 +43,7 @@ oxp_status oxp_s_unfold(oxp_sctx *c, oxp_node *n) {
   if (r == 0) r = 1, x = oxp_sym_unsqueeze(c, x, (int64_t[]){0}, 1);
   int64_t d = oxp_sx_dim(x, (int)dim);
   if (d < 0) return oxp_sym_unsupported(c, "unfold of a dim of unknown size");
-  if (r >= OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "unfold beyond 15 dims");
+  if (r >= OXP_MAX_STATIC_RANK) return oxp_sym_unsupported(c, "unfold beyond 15 dims");
   if (step <= 0 || size > d) return oxp_sym_fail(c, OXP_ERR_GRAPH, "unfold: bad size or step");
   int64_t nw = (d - size) / step + 1;
   oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_INT64, 2, (int64_t[]){nw, size});
@@ -53,7 +53,7 @@ oxp_status oxp_s_unfold(oxp_sctx *c, oxp_node *n) {
     for (int64_t k = 0; k < size; k++) p[w * size + k] = w * step + k;
   oxp_value *g = oxp_sx_gather(c, x, oxp_sym_const(c, t), dim);
   /* g: x.shape[:dim] + [nw, size] + x.shape[dim+1:]; size goes last. */
-  int64_t perm[OXP_SX_MAXRANK];
+  int64_t perm[OXP_MAX_STATIC_RANK];
   int m = 0;
   for (int i = 0; i <= r; i++)
     if (i != dim + 1) perm[m++] = i;
@@ -74,7 +74,7 @@ oxp_status oxp_s_diagonal(oxp_sctx *c, oxp_node *n) {
   if (d1 == d2 || r < 2) return oxp_sym_fail(c, OXP_ERR_GRAPH, "diagonal: dims must differ");
   int64_t a = oxp_sx_dim(x, (int)d1), b = oxp_sx_dim(x, (int)d2);
   if (a < 0 || b < 0) return oxp_sym_unsupported(c, "diagonal of dims of unknown size");
-  int64_t perm[OXP_SX_MAXRANK], shape[OXP_SX_MAXRANK];
+  int64_t perm[OXP_MAX_STATIC_RANK], shape[OXP_MAX_STATIC_RANK];
   int m = 0;
   for (int i = 0; i < r; i++)
     if (i != d1 && i != d2) perm[m++] = i;
@@ -95,7 +95,7 @@ oxp_status oxp_s_diagonal(oxp_sctx *c, oxp_node *n) {
   if (k >= 4096) return oxp_sym_unsupported(c, "diagonal longer than 4096");
   if (k == 0) {
     /* an empty diagonal: x's other dims and a last one of 0 */
-    int64_t d[OXP_SX_MAXRANK];
+    int64_t d[OXP_MAX_STATIC_RANK];
     int rr;
     if (!oxp_sx_dims(x, d, &rr))
       return oxp_sym_unsupported(c, "an empty diagonal of a tensor of unknown shape");
@@ -156,23 +156,23 @@ oxp_status oxp_s_meshgrid(oxp_sctx *c, oxp_node *n) {
   if (n->ninputs > 1 && !oxp_sym_is_none(n, 1) && !oxp_sym_str(n, 1, &ix))
     return oxp_sym_unsupported(c, "meshgrid with a runtime indexing");
   bool xy = ix[0] == 'x' && cnt >= 2;
-  if (cnt > OXP_SX_MAXRANK) return oxp_sym_unsupported(c, "meshgrid of more than 16 tensors");
-  oxp_value *sizes[OXP_SX_MAXRANK];
+  if (cnt > OXP_MAX_STATIC_RANK) return oxp_sym_unsupported(c, "meshgrid of more than 16 tensors");
+  oxp_value *sizes[OXP_MAX_STATIC_RANK];
   static const int64_t m1 = -1;
   for (int i = 0; i < cnt; i++) {
     v[i] = oxp_sx_reshape(c, v[i], &m1, 1);
     sizes[i] = oxp_sx_shape(c, v[i]);
   }
-  int pos[OXP_SX_MAXRANK];
+  int pos[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < cnt; i++) pos[i] = i;
   if (xy) pos[0] = 1, pos[1] = 0;
-  oxp_value *order[OXP_SX_MAXRANK];
+  oxp_value *order[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < cnt; i++) order[pos[i]] = sizes[i];
   oxp_value *full = oxp_sx_concat(c, order, cnt, 0);
   oxp_value **res = oxp_alloc(oxp_sym_arena(c), sizeof *res * (size_t)(cnt + 1));
   if (!res) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
   for (int i = 0; i < cnt; i++) {
-    int64_t shape[OXP_SX_MAXRANK];
+    int64_t shape[OXP_MAX_STATIC_RANK];
     for (int k = 0; k < cnt; k++) shape[k] = k == pos[i] ? -1 : 1;
     res[i] = oxp_sym_op2(c, "Expand", oxp_sx_reshape(c, v[i], shape, cnt), full);
   }

@@ -84,7 +84,7 @@ oxp_status oxp_s_unflatten(oxp_sctx *c, oxp_node *n) {
    * Reshape's -1 comes from the element count (none in an empty x) and
    * its 0 copies a dim. So: static sizes when x's dims are static, else
    * the -1 computed and allowzero (opset 14) for the dims copied from x. */
-  int64_t d[OXP_SX_MAXRANK], out[OXP_SX_MAXRANK];
+  int64_t d[OXP_MAX_STATIC_RANK], out[OXP_MAX_STATIC_RANK];
   int rd, m1 = -1;
   int64_t prod = 1;
   bool zero = false;
@@ -98,7 +98,7 @@ oxp_status oxp_s_unflatten(oxp_sctx *c, oxp_node *n) {
   if (fixed && !empty)
     return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x,
                            oxp_sx_shape_with(c, x, (int)dim, oxp_sym_ilist_tensor(c, &l))));
-  if (l.known && r - 1 + l.n <= OXP_SX_MAXRANK && fixed) {
+  if (l.known && r - 1 + l.n <= OXP_MAX_STATIC_RANK && fixed) {
     int k = 0;
     for (int i = 0; i < r; i++) {
       if (i != dim) {

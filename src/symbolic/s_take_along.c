@@ -17,10 +17,10 @@ oxp_status oxp_s_take_along_dim(oxp_sctx *c, oxp_node *n) {
   } else {
     if (!oxp_sym_need_int(c, n, 2, &dim)) return oxp_sym_status(c);
     int r = oxp_sym_rank(x);
-    if (r < 1 || r != oxp_sym_rank(ix) || r > OXP_NN_MAXD || !oxp_sym_axis(dim, r, &d))
+    if (r < 1 || r != oxp_sym_rank(ix) || r > OXP_MAX_SPATIAL_DIMS || !oxp_sym_axis(dim, r, &d))
       return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs input and indices of "
                           "one known rank and a dim inside it", n->kind);
-    int64_t sx[OXP_NN_MAXD], si[OXP_NN_MAXD];
+    int64_t sx[OXP_MAX_SPATIAL_DIMS], si[OXP_MAX_SPATIAL_DIMS];
     bool differ = false;
     for (int j = 0; j < r; j++) {
       int64_t a = oxp_nn_dim(x, j), b = oxp_nn_dim(ix, j);

@@ -12,7 +12,7 @@
 /* positions (1-D int64) along axis, expanded to like's shape */
 static oxp_value *spread(oxp_sctx *c, oxp_value *pos, int64_t axis, int r,
                          oxp_value *like) {
-  int64_t shape[OXP_SX_MAXRANK];
+  int64_t shape[OXP_MAX_STATIC_RANK];
   for (int i = 0; i < r; i++) shape[i] = i == axis ? -1 : 1;
   return oxp_sym_op2(c, "Expand", oxp_sx_reshape(c, pos, shape, r), oxp_sx_shape(c, like));
 }
@@ -33,7 +33,7 @@ static bool base_and_axis(oxp_sctx *c, oxp_node *n, oxp_value **x, int *r,
   int64_t d;
   if (!(*x = oxp_sym_in(c, n, 0))) return false;
   *r = oxp_sym_rank(*x);
-  if (*r <= 0 || *r > OXP_SX_MAXRANK) {
+  if (*r <= 0 || *r > OXP_MAX_STATIC_RANK) {
     oxp_sym_unsupported(c, *r == 0 ? "a 0-d base" : "a base of unknown rank");
     return false;
   }
@@ -111,13 +111,13 @@ oxp_status oxp_s_select_scatter(oxp_sctx *c, oxp_node *n) {
  * moved to dim1/dim2, then Where(on the diagonal, that, base). */
 oxp_status oxp_s_diagonal_scatter(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
-  int64_t off, d1, d2, dims[OXP_SX_MAXRANK];
+  int64_t off, d1, d2, dims[OXP_MAX_STATIC_RANK];
   int r;
   if (!x || !oxp_sym_need_int(c, n, 2, &off) || !oxp_sym_need_int(c, n, 3, &d1) ||
       !oxp_sym_need_int(c, n, 4, &d2))
     return oxp_sym_status(c);
   r = oxp_sym_rank(x);
-  if (r < 2 || r > OXP_SX_MAXRANK || !oxp_sym_axis(d1, r, &d1) || !oxp_sym_axis(d2, r, &d2) ||
+  if (r < 2 || r > OXP_MAX_STATIC_RANK || !oxp_sym_axis(d1, r, &d1) || !oxp_sym_axis(d2, r, &d2) ||
       d1 == d2)
     return oxp_sym_unsupported(c, "these dims (a base of rank 2 or more, two distinct dims)");
   int64_t a = oxp_sx_dim(x, (int)d1), b = oxp_sx_dim(x, (int)d2);
@@ -145,7 +145,7 @@ oxp_status oxp_s_diagonal_scatter(oxp_sctx *c, oxp_node *n) {
   oxp_node *g = src ? oxp_sym_op(c, "Gather", (oxp_value *[]){src, oxp_sym_const(c, k)}, 2, 1) : NULL;
   if (!g) return oxp_sym_status(c);
   oxp_attr_set_i(g, "axis", r - 2);
-  int64_t perm[OXP_SX_MAXRANK];
+  int64_t perm[OXP_MAX_STATIC_RANK];
   for (int p = 0, rest = 0; p < r; p++) {
     perm[p] = p == d1 ? r - 2 : p == d2 ? r - 1 : rest++;
     dims[p] = p == d1 ? gd[swap] : p == d2 ? gd[!swap] : 1;

@@ -84,8 +84,8 @@ bool oxp_sym_ilist(oxp_sctx *c, oxp_node *n, int i, oxp_ilist *l) {
   if (!t) return false;
   l->t = t;
   l->n = -1;
-  int64_t d[OXP_MAXRANK];
-  const char *p[OXP_MAXRANK];
+  int64_t d[OXP_MAX_SHAPE_RANK];
+  const char *p[OXP_MAX_SHAPE_RANK];
   int k = oxp_si_live_ints(c->live, t, d, p);
   if (k < 0) {
     /* nothing known of the elements; the count may still be */
@@ -93,14 +93,14 @@ bool oxp_sym_ilist(oxp_sctx *c, oxp_node *n, int i, oxp_ilist *l) {
     bool named = t->type->dim_params && t->type->dim_params[0];
     if (len < 0 || named || len > INT32_MAX) return true;
     k = (int)len;
-    for (int j = 0; j < k && j < OXP_MAXRANK; j++) d[j] = OXP_SYM_UNKNOWN, p[j] = NULL;
+    for (int j = 0; j < k && j < OXP_MAX_SHAPE_RANK; j++) d[j] = OXP_SYM_UNKNOWN, p[j] = NULL;
   }
   l->n = k;
   l->v = oxp_alloc(oxp_sym_arena(c), sizeof *l->v * (size_t)(k + 1));
   if (!l->v) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory"), false;
-  l->known = k <= OXP_MAXRANK;
+  l->known = k <= OXP_MAX_SHAPE_RANK;
   for (int j = 0; j < k; j++) {
-    bool known = j < OXP_MAXRANK && !p[j] && d[j] != OXP_SYM_UNKNOWN;
+    bool known = j < OXP_MAX_SHAPE_RANK && !p[j] && d[j] != OXP_SYM_UNKNOWN;
     l->v[j] = known ? d[j] : OXP_ILIST_RUNTIME;
     l->known &= known;
   }

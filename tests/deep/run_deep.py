@@ -37,7 +37,7 @@ def limits():
 LIMITS = limits()
 BLOCKS = LIMITS["OXP_MAX_BLOCK_DEPTH"]
 TYPES = LIMITS["OXP_MAX_TYPE_DEPTH"]
-RANK = LIMITS["OXP_MAX_RANK"]
+RANK = LIMITS["OXP_MAX_TYPE_RANK"]
 
 
 class Failed(Exception):

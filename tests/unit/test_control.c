@@ -1,7 +1,8 @@
 /* test_control.c: lowering of scripted control flow (prim::If,
  * prim::Loop), lists as sequences, and the scoping rules of ONNX
  * subgraphs. Each test parses a small TorchScript graph, lowers it with
- * oxp_lower and inspects the ONNX graph. */
+ * oxp_lower and the step after it (oxp_control_types) and inspects the
+ * ONNX graph. */
 #include <check.h>
 #include "check_main.h"
 #include <stdint.h>
@@ -19,7 +20,8 @@ static oxp_status lower_at(const char *ir, int opset, oxp_graph **out) {
   oxp_options o;
   oxp_options_init(&o);
   o.opset = opset;
-  return oxp_lower(g, &o, out, &D);
+  st = oxp_lower(g, &o, out, &D);
+  return st ? st : oxp_control_types(*out, &o, &D);
 }
 
 static oxp_graph *lower_ok(const char *ir, int opset) {

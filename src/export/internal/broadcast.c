@@ -16,7 +16,7 @@ void oxp_shape_of(const oxp_value *v, oxp_shape *s) {
   oxp_shape_unknown(s, 0);
   if (!t || t->kind != OXP_T_TENSOR) return;
   s->dtype = t->dtype;
-  if (t->rank < 0 || t->rank > OXP_MAXRANK) return;
+  if (t->rank < 0 || t->rank > OXP_MAX_SHAPE_RANK) return;
   s->rank = t->rank;
   for (int i = 0; i < t->rank; i++) {
     s->p[i] = t->dim_params ? t->dim_params[i] : NULL;

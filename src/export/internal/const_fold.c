@@ -53,8 +53,8 @@ static oxp_tensor *dims_of_shape(oxp_pass *p, oxp_node *n) {
   const oxp_tensor *idx = iv->init;
   oxp_shape s;
   oxp_shape_of(sh->inputs[0], &s);
-  int64_t m = oxp_tensor_numel(idx), v[OXP_MAXRANK];
-  if ((ax && ax->i != 0) || s.rank < 0 || idx->rank > 1 || m > OXP_MAXRANK ||
+  int64_t m = oxp_tensor_numel(idx), v[OXP_MAX_SHAPE_RANK];
+  if ((ax && ax->i != 0) || s.rank < 0 || idx->rank > 1 || m > OXP_MAX_SHAPE_RANK ||
       !oxp_dtype_is_int(idx->dtype))
     return NULL;
   for (int64_t i = 0; i < m; i++) {

@@ -88,8 +88,11 @@ enum {
 oxp_status oxp_lower(oxp_graph *src, const oxp_options *o, oxp_graph **out,
                      oxp_diag *d);
 
-/* ONNX-side clean-up run after lowering (naming, DCE of unused values). */
-oxp_status oxp_onnx_passes(oxp_graph *g, const oxp_options *o, oxp_diag *d);
+/* The step after lowering (s_control_types.c): types through If, Loop
+ * and sequences completed; subgraph inputs and outputs whose element
+ * type is still unknown lose their type, so onnxruntime infers them. */
+oxp_status oxp_control_types(oxp_graph *g, const oxp_options *o,
+                             oxp_diag *d);
 
 /* Serialization of a lowered graph. A sink receives the bytes in order. */
 typedef struct oxp_sink oxp_sink;

@@ -92,7 +92,6 @@ oxp_ext *oxp_ext_new_reference(oxp_arena *a, const char *model_dir,
   return x;
 }
 
-uint64_t oxp_ext_data_bytes(const oxp_ext *x) { return x ? x->end : 0; }
 uint64_t oxp_ext_copied(const oxp_ext *x) { return x ? x->copied : 0; }
 int oxp_ext_count(const oxp_ext *x) { return x ? x->nexternal : 0; }
 const char *oxp_ext_outside(const oxp_ext *x) { return x ? x->outside : NULL; }

@@ -10,7 +10,7 @@
 
 #include "passes.h"
 
-#define MAXR OXP_MAXRANK
+#define MAXR OXP_MAX_SHAPE_RANK
 
 typedef struct {
   oxp_pass *p;

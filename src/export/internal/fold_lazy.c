@@ -31,24 +31,24 @@ struct oxp_lazy {
   const void *made;      /* those bytes, once made */
   size_t es;
   int rank;
-  int64_t d[OXP_MAXRANK];  /* dims after the permutation */
-  int64_t st[OXP_MAXRANK]; /* the source's stride (elements) along each */
+  int64_t d[OXP_MAX_SHAPE_RANK];  /* dims after the permutation */
+  int64_t st[OXP_MAX_SHAPE_RANK]; /* the source's stride (elements) along each */
 };
 
 oxp_tensor *oxp_lazy_transpose(oxp_arena *a, const oxp_tensor *x,
                                const int64_t *perm) {
   size_t es = oxp_dtype_size(x->dtype);
-  if (!x->data || x->rank > OXP_MAXRANK || es == 0 || es > MAX_ES ||
+  if (!x->data || x->rank > OXP_MAX_SHAPE_RANK || es == 0 || es > MAX_ES ||
       x->dtype == OXP_DT_STRING)
     return NULL;
-  bool seen[OXP_MAXRANK] = {0};
+  bool seen[OXP_MAX_SHAPE_RANK] = {0};
   for (int k = 0; k < x->rank; k++) {
     if (perm[k] < 0 || perm[k] >= x->rank || seen[perm[k]]) return NULL;
     seen[perm[k]] = true;
   }
   oxp_lazy *z = oxp_alloc(a, sizeof *z);
   if (!z) return NULL;
-  int64_t st[OXP_MAXRANK], s = 1;
+  int64_t st[OXP_MAX_SHAPE_RANK], s = 1;
   for (int i = x->rank - 1; i >= 0; i--) st[i] = s, s *= x->dims[i];
   *z = (oxp_lazy){.src = x, .a = a, .es = es, .rank = x->rank};
   for (int k = 0; k < x->rank; k++) {
@@ -87,7 +87,7 @@ static int64_t locate(const oxp_lazy *z, int64_t e, int64_t *idx) {
  * index, so each element costs an add, not a division per dim. */
 static void produce(const oxp_lazy *z, int64_t e, int64_t cnt,
                     unsigned char *dst) {
-  int64_t idx[OXP_MAXRANK];
+  int64_t idx[OXP_MAX_SHAPE_RANK];
   int64_t off = locate(z, e, idx);
   int r = z->rank;
   const unsigned char *src = z->src->data;
@@ -124,7 +124,7 @@ const void *oxp_tensor_data(const oxp_tensor *t) {
 
 const void *oxp_lazy_elem(const oxp_tensor *t, int64_t i) {
   const oxp_lazy *z = t->lazy;
-  int64_t idx[OXP_MAXRANK];
+  int64_t idx[OXP_MAX_SHAPE_RANK];
   return (const unsigned char *)z->src->data +
          (size_t)locate(z, i, idx) * z->es;
 }

@@ -163,9 +163,9 @@ oxp_value *oxp_fz_inverse(ctx *c, oxp_node *w, oxp_node **pos, const alias *a,
     ins[nin++] = nv, ins[nin++] = pr->inputs[2], ins[nin++] = pr->inputs[1];
     break;
   case OXP_VIEW_PERMUTE: {
-    int64_t p[OXP_MAX_RANK], inv[OXP_MAX_RANK];
+    int64_t p[OXP_MAX_TYPE_RANK], inv[OXP_MAX_TYPE_RANK];
     int r;
-    if (pr->ninputs != 2 || !const_int_list(pr->inputs[1], p, OXP_MAX_RANK, &r)) {
+    if (pr->ninputs != 2 || !const_int_list(pr->inputs[1], p, OXP_MAX_TYPE_RANK, &r)) {
       oxp_fz_fail(c, w, "%s writes through %s with dims known only at run time",
              w->kind, pr->kind);
       return NULL;

@@ -403,7 +403,7 @@ static oxp_status type_structural(ti *t, oxp_node *n) {
     oxp_shape_of(k->inputs[0], &x);
     oxp_shape_unknown(&s, x.dtype);
     bool unbind = oxp_kind_is(k, "aten::unbind");
-    if (x.rank >= 0 && x.rank <= OXP_MAXRANK) {
+    if (x.rank >= 0 && x.rank <= OXP_MAX_SHAPE_RANK) {
       s.rank = unbind ? x.rank - 1 : x.rank;
       for (int j = 0; j < s.rank; j++) s.d[j] = -1, s.p[j] = NULL;
     }

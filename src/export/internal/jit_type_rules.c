@@ -132,8 +132,8 @@ static int64_t window_len(int64_t i, int64_t p, int64_t d, int64_t k, int64_t s,
 }
 
 static void set_rank(oxp_shape *s, int rank) {
-  s->rank = rank >= 0 && rank <= OXP_MAXRANK ? rank : -1;
-  for (int i = 0; i < OXP_MAXRANK; i++) s->d[i] = -1, s->p[i] = NULL;
+  s->rank = rank >= 0 && rank <= OXP_MAX_SHAPE_RANK ? rank : -1;
+  for (int i = 0; i < OXP_MAX_SHAPE_RANK; i++) s->d[i] = -1, s->p[i] = NULL;
 }
 
 static void shape_like(oxp_shape *out, const oxp_shape *x, int dtype) {
@@ -156,12 +156,12 @@ static void bcast(const oxp_node *n, int i, int j, oxp_shape *out, int dtype) {
  * empty), keepdim argument k (k < 0: false). */
 static void reduced(const oxp_node *n, int i, int k, const oxp_shape *x,
                     oxp_shape *out) {
-  int64_t dims[OXP_MAXRANK], keep = 0;
-  int c = is_none(n, i) ? 0 : cints(n, i, dims, OXP_MAXRANK);
+  int64_t dims[OXP_MAX_SHAPE_RANK], keep = 0;
+  int c = is_none(n, i) ? 0 : cints(n, i, dims, OXP_MAX_SHAPE_RANK);
   if (k >= 0 && !is_none(n, k) && !cint(n, k, &keep)) c = -1;
   set_rank(out, -1);
   if (c < 0 || x->rank < 0) return;
-  bool drop[OXP_MAXRANK] = {0};
+  bool drop[OXP_MAX_SHAPE_RANK] = {0};
   for (int j = 0; j < c; j++) {
     int a = norm_axis(dims[j], x->rank);
     if (a < 0) return;
@@ -424,7 +424,7 @@ static bool r_matmul(const oxp_node *n, oxp_shape *out) {
     oxp_shape ba = a, bb = b;
     ba.rank -= 2, bb.rank -= 2;
     if (!oxp_broadcast(&ba, &bb, out)) return oxp_shape_unknown(out, dt), true;
-    if (out->rank + 2 > OXP_MAXRANK) return oxp_shape_unknown(out, dt), true;
+    if (out->rank + 2 > OXP_MAX_SHAPE_RANK) return oxp_shape_unknown(out, dt), true;
     out->d[out->rank] = a.d[a.rank - 2], out->p[out->rank++] = NULL;
     out->d[out->rank] = b.d[b.rank - 1], out->p[out->rank++] = NULL;
   } else if (a.rank == 1) {
@@ -473,9 +473,9 @@ static bool r_conv(const oxp_node *n, oxp_shape *out) {
   out->d[0] = x.d[0], out->p[0] = x.p[0];
   if (transposed) return true;
   if (w.rank == x.rank) out->d[1] = w.d[0];
-  int64_t st[OXP_MAXRANK], pd[OXP_MAXRANK], dl[OXP_MAXRANK];
-  int cs = cints(n, 3, st, OXP_MAXRANK), cp = cints(n, 4, pd, OXP_MAXRANK),
-      cd = cints(n, 5, dl, OXP_MAXRANK);
+  int64_t st[OXP_MAX_SHAPE_RANK], pd[OXP_MAX_SHAPE_RANK], dl[OXP_MAX_SHAPE_RANK];
+  int cs = cints(n, 3, st, OXP_MAX_SHAPE_RANK), cp = cints(n, 4, pd, OXP_MAX_SHAPE_RANK),
+      cd = cints(n, 5, dl, OXP_MAX_SHAPE_RANK);
   if (cs < 1 || cp < 1 || cd < 1 || w.rank != x.rank) return true;
   for (int k = 0; k < sp; k++) {
     int64_t s = st[cs == 1 ? 0 : k < cs ? k : 0], p = pd[cp == 1 ? 0 : k < cp ? k : 0],
@@ -532,14 +532,14 @@ static bool r_adaptive(const oxp_node *n, oxp_shape *out) {
 static bool r_view(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
-  int64_t v[OXP_MAXRANK];
-  int c = sizes(n, 1, v, OXP_MAXRANK);
+  int64_t v[OXP_MAX_SHAPE_RANK];
+  int c = sizes(n, 1, v, OXP_MAX_SHAPE_RANK);
   set_rank(out, c);
   out->dtype = x.dtype;
   if (c < 0) return true;
   int64_t total = oxp_type_numel(n->inputs[0]->type), known = 1;
-  int64_t lit[OXP_MAXRANK];
-  bool literal = cints(n, 1, lit, OXP_MAXRANK) == c; /* -1 is the hole, not unknown */
+  int64_t lit[OXP_MAX_SHAPE_RANK];
+  bool literal = cints(n, 1, lit, OXP_MAX_SHAPE_RANK) == c; /* -1 is the hole, not unknown */
   int hole = -1, unknown = 0;
   for (int j = 0; j < c; j++) {
     out->d[j] = v[j] >= 0 ? v[j] : -1;
@@ -575,8 +575,8 @@ static bool r_flatten(const oxp_node *n, oxp_shape *out) {
 static bool r_permute(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
-  int64_t p[OXP_MAXRANK];
-  int c = cints(n, 1, p, OXP_MAXRANK);
+  int64_t p[OXP_MAX_SHAPE_RANK];
+  int c = cints(n, 1, p, OXP_MAX_SHAPE_RANK);
   set_rank(out, x.rank >= 0 ? x.rank : c);
   out->dtype = x.dtype;
   if (c != x.rank) return true;
@@ -595,7 +595,7 @@ static bool r_transpose(const oxp_node *n, oxp_shape *out) {
   if (oxp_kind_is(n, "aten::t")) {
     if (x.rank < 2) return true;
   } else if (!cint(n, 1, &a) || !cint(n, 2, &b)) {
-    for (int j = 0; j < OXP_MAXRANK; j++) out->d[j] = -1, out->p[j] = NULL;
+    for (int j = 0; j < OXP_MAX_SHAPE_RANK; j++) out->d[j] = -1, out->p[j] = NULL;
     return true;
   }
   int i = norm_axis(a, x.rank), j = norm_axis(b, x.rank);
@@ -624,9 +624,9 @@ static bool r_squeeze(const oxp_node *n, oxp_shape *out) {
   set_rank(out, -1);
   out->dtype = x.dtype;
   if (x.rank < 0) return true;
-  int64_t dims[OXP_MAXRANK];
-  int c = n->ninputs > 1 ? cints(n, 1, dims, OXP_MAXRANK) : 0;
-  bool drop[OXP_MAXRANK] = {0};
+  int64_t dims[OXP_MAX_SHAPE_RANK];
+  int c = n->ninputs > 1 ? cints(n, 1, dims, OXP_MAX_SHAPE_RANK) : 0;
+  bool drop[OXP_MAX_SHAPE_RANK] = {0};
   if (c < 0) return true;
   for (int j = 0; j < c; j++) {
     int a = norm_axis(dims[j], x.rank);
@@ -665,7 +665,7 @@ static bool r_slice(const oxp_node *n, oxp_shape *out) {
   int64_t d = 0, s = 0, e = INT64_MAX, st = 1;
   int a = n->ninputs >= 2 && cint(n, 1, &d) ? norm_axis(d, x.rank) : -1;
   if (a < 0) {
-    for (int j = 0; j < OXP_MAXRANK; j++) out->d[j] = -1, out->p[j] = NULL;
+    for (int j = 0; j < OXP_MAX_SHAPE_RANK; j++) out->d[j] = -1, out->p[j] = NULL;
     return true;
   }
   out->d[a] = -1, out->p[a] = NULL;
@@ -689,7 +689,7 @@ static bool r_narrow(const oxp_node *n, oxp_shape *out) {
   int64_t d, len;
   int a = n->ninputs == 4 && cint(n, 1, &d) ? norm_axis(d, x.rank) : -1;
   if (a < 0) {
-    for (int j = 0; j < OXP_MAXRANK; j++) out->d[j] = -1, out->p[j] = NULL;
+    for (int j = 0; j < OXP_MAX_SHAPE_RANK; j++) out->d[j] = -1, out->p[j] = NULL;
     return true;
   }
   out->d[a] = cint(n, 3, &len) && len >= 0 ? len : -1;
@@ -700,8 +700,8 @@ static bool r_narrow(const oxp_node *n, oxp_shape *out) {
 static bool r_expand(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
-  int64_t v[OXP_MAXRANK];
-  int c = sizes(n, 1, v, OXP_MAXRANK);
+  int64_t v[OXP_MAX_SHAPE_RANK];
+  int c = sizes(n, 1, v, OXP_MAX_SHAPE_RANK);
   set_rank(out, c);
   out->dtype = x.dtype;
   for (int j = 0; j < c; j++) {
@@ -722,7 +722,7 @@ static bool r_keep_rank(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
   shape_like(out, &x, x.dtype);
-  for (int j = 0; j < OXP_MAXRANK; j++) out->d[j] = -1, out->p[j] = NULL;
+  for (int j = 0; j < OXP_MAX_SHAPE_RANK; j++) out->d[j] = -1, out->p[j] = NULL;
   return true;
 }
 
@@ -733,8 +733,8 @@ static bool r_pad(const oxp_node *n, oxp_shape *out) {
   r_keep_rank(n, out);
   oxp_shape x;
   in(n, 0, &x);
-  int64_t pad[2 * OXP_MAXRANK];
-  int c = sizes(n, 1, pad, 2 * OXP_MAXRANK);
+  int64_t pad[2 * OXP_MAX_SHAPE_RANK];
+  int c = sizes(n, 1, pad, 2 * OXP_MAX_SHAPE_RANK);
   if (x.rank < 0 || c < 0 || c % 2 || c / 2 > x.rank) return true;
   for (int j = 0; j < x.rank; j++) out->d[j] = x.d[j], out->p[j] = x.p[j];
   for (int j = 0; j < c / 2; j++) {
@@ -916,8 +916,8 @@ static bool r_factory(const oxp_node *n, oxp_shape *out) {
          : t->kind == OXP_T_FLOAT ? OXP_DT_FLOAT : -1;
   }
   if (!dt) dt = OXP_DT_FLOAT;
-  int64_t v[OXP_MAXRANK];
-  int c = sizes(n, 0, v, OXP_MAXRANK);
+  int64_t v[OXP_MAX_SHAPE_RANK];
+  int c = sizes(n, 0, v, OXP_MAX_SHAPE_RANK);
   set_rank(out, c);
   for (int j = 0; j < c; j++) out->d[j] = v[j];
   out->dtype = dt < 0 ? 0 : dt;
@@ -936,8 +936,8 @@ static bool r_like(const oxp_node *n, oxp_shape *out) {
 /* new_zeros(x, size, dtype, ...) / new_full(x, size, value, dtype, ...) */
 static bool r_new(const oxp_node *n, oxp_shape *out) {
   int dt = dtype_arg(n, oxp_kind_is(n, "aten::new_full") ? 3 : 2);
-  int64_t v[OXP_MAXRANK];
-  int c = sizes(n, 1, v, OXP_MAXRANK);
+  int64_t v[OXP_MAX_SHAPE_RANK];
+  int c = sizes(n, 1, v, OXP_MAX_SHAPE_RANK);
   set_rank(out, c);
   for (int j = 0; j < c; j++) out->d[j] = v[j];
   out->dtype = dt < 0 ? 0 : dt ? dt : in_dt(n, 0);

@@ -65,26 +65,26 @@ static bool same_shape(const oxp_value *a, const oxp_value *b) {
 
 static int perm_of(const oxp_node *t, int64_t *perm) {
   const oxp_attr *a = oxp_attr_get(t, "perm");
-  if (a && a->kind == OXP_A_INTS && a->n <= OXP_MAXRANK) {
+  if (a && a->kind == OXP_A_INTS && a->n <= OXP_MAX_SHAPE_RANK) {
     memcpy(perm, a->ints, sizeof(int64_t) * (size_t)a->n);
     return a->n;
   }
   int r = rank_of(t->inputs[0]);
-  for (int i = 0; i < r && i < OXP_MAXRANK; i++) perm[i] = r - 1 - i;
-  return r <= OXP_MAXRANK ? r : -1;
+  for (int i = 0; i < r && i < OXP_MAX_SHAPE_RANK; i++) perm[i] = r - 1 - i;
+  return r <= OXP_MAX_SHAPE_RANK ? r : -1;
 }
 
 /* ---- no-ops and chains ------------------------------------------------------ */
 
 static bool peep_transpose(oxp_pass *p, oxp_node *n) {
-  int64_t q[OXP_MAXRANK], pi[OXP_MAXRANK];
+  int64_t q[OXP_MAX_SHAPE_RANK], pi[OXP_MAX_SHAPE_RANK];
   int k = perm_of(n, q);
   if (k < 0) return false;
   oxp_node *in = n->inputs[0]->producer;
   if (is(in, "Transpose")) {
     int k2 = perm_of(in, pi);
     if (k2 != k) return false;
-    int64_t r[OXP_MAXRANK];
+    int64_t r[OXP_MAX_SHAPE_RANK];
     for (int i = 0; i < k; i++) {
       if (q[i] < 0 || q[i] >= k) return false;
       r[i] = pi[q[i]];
@@ -145,7 +145,7 @@ static oxp_value *gemm_weight(oxp_pass *p, oxp_value *b, bool *trans) {
   *trans = false;
   if (oxp_pass_is_const(p, b) && b->init->rank == 2) return b;
   oxp_node *t = b->producer;
-  int64_t perm[OXP_MAXRANK];
+  int64_t perm[OXP_MAX_SHAPE_RANK];
   if (is(t, "Transpose") && perm_of(t, perm) == 2 && perm[0] == 1 &&
       oxp_pass_is_const(p, t->inputs[0]) && t->inputs[0]->init->rank == 2) {
     *trans = true;

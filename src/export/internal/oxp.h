@@ -71,7 +71,7 @@ typedef void (*oxp_warn_fn)(void *user, const char *msg);
 enum {
   OXP_MAX_BLOCK_DEPTH = 512,  /* prim::If / prim::Loop blocks in blocks */
   OXP_MAX_TYPE_DEPTH = 64,   /* tuple, list and optional types in types */
-  OXP_MAX_RANK = 64,         /* dims of a tensor type */
+  OXP_MAX_TYPE_RANK = 64,    /* dims of a tensor type in the IR text */
   /* Readers of files, not of IR: */
   OXP_MAX_JSON_DEPTH = 64,   /* arrays and objects in a safetensors header */
   OXP_MAX_PROTO_DEPTH = 512  /* messages in messages, for onnxexp_check_model

@@ -46,7 +46,7 @@ static bool strides_arg(oxp_pctx *c, int64_t *st, int *nst) {
     int64_t v;
     if (oxp_lx_is_punct(t, ']')) break;
     if (oxp_lx_is_punct(t, ',')) continue;
-    if (t.kind == LX_NUMBER && oxp_parse_int(t, &v) && v >= 0 && n < OXP_MAX_RANK)
+    if (t.kind == LX_NUMBER && oxp_parse_int(t, &v) && v >= 0 && n < OXP_MAX_TYPE_RANK)
       st[n++] = v;
     else if (oxp_lx_is_punct(t, '*') || t.kind == LX_NUMBER)
       ok = false;
@@ -81,9 +81,9 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims,
              !(t.kind == LX_NUMBER && oxp_parse_int(t, &d) && d >= 0)) {
     return oxp_punexpected(c, t, "a dimension size, '*' or name=value");
   }
-  if (ty->rank == OXP_MAX_RANK)
+  if (ty->rank == OXP_MAX_TYPE_RANK)
     return oxp_perr(c, &t.loc, "tensor rank above %d (onnxexp's limit)",
-                    OXP_MAX_RANK);
+                    OXP_MAX_TYPE_RANK);
   dims[ty->rank++] = d;
   return true;
 }
@@ -92,7 +92,7 @@ static bool tensor_arg(oxp_pctx *c, oxp_type *ty, int64_t *dims,
  * Any parenthesized form fixes the rank, so Long(requires_grad=0,
  * device=cpu) is 0-d, while a bare Long has unknown rank. */
 static bool tensor_args(oxp_pctx *c, oxp_type *ty) {
-  int64_t dims[OXP_MAX_RANK], st[OXP_MAX_RANK];
+  int64_t dims[OXP_MAX_TYPE_RANK], st[OXP_MAX_TYPE_RANK];
   int nst = -1;
   oxp_tok open = oxp_lx_next(&c->lx);
   ty->rank = 0;

@@ -16,6 +16,11 @@
  *     jit_type_rules.c     the per-op result rules it applies
  *     type_promotion.c     torch's result_type for untyped (scripted) ops
  *   ONNX level (after lowering)
+ *     pass_util.c          the helpers every ONNX pass shares (below)
+ *     onnx_dce.c           unused nodes, initializers and weight inputs
+ *     onnx_io_names.c      --input-names, --output-names
+ *     dynamic_axes.c       dim_params of declared dynamic axes: on the
+ *                          inputs before lowering, on the outputs after
  *     shape_infer.c        dtype, dims and dim_params of every value
  *     shape_rules.c        the per-op rules shape_infer.c drives
  *     broadcast.c          broadcasting of shapes; Expand where an op
@@ -34,7 +39,7 @@
 
 #include "export.h"
 
-/* ---- shared pass context --------------------------------------------- */
+/* ---- shared pass context (pass_util.c) -------------------------------- */
 
 typedef struct {
   oxp_graph *g;
@@ -77,6 +82,22 @@ bool oxp_pass_bypass(oxp_pass *p, oxp_node *n, oxp_value *in,
 void oxp_pass_destroy_block(oxp_block *b);
 /* ONNX op type of an "onnx::X" node, NULL for other domains. */
 const char *oxp_pass_onnx_op(const oxp_node *n);
+
+/* ---- ONNX clean-up and interface (onnx_dce.c, onnx_io_names.c,
+ *      dynamic_axes.c) ------------------------------------------------ */
+
+/* Drops nodes none of whose outputs is used, unused initializers, and
+ * weight inputs nothing reads (user inputs stay). Never fails. */
+oxp_status oxp_onnx_dce(oxp_pass *p);
+/* Renames user inputs and outputs as the options ask. */
+oxp_status oxp_onnx_io_names(oxp_pass *p);
+/* Declared dynamic axes become dim_params: on the TorchScript graph's
+ * user inputs before lowering (named as --input-names will name them);
+ * on the ONNX graph after renaming, on the inputs and outputs they name,
+ * refusing a name that is neither. */
+oxp_status oxp_jit_dynamic_axes(oxp_graph *g, const oxp_options *o,
+                                oxp_diag *d);
+oxp_status oxp_onnx_dynamic_axes(oxp_pass *p);
 
 /* ---- JIT passes -------------------------------------------------------- */
 
@@ -130,15 +151,17 @@ bool oxp_operand_of(const oxp_value *v, oxp_operand *o);
 
 /* ---- shapes ------------------------------------------------------------- */
 
-enum { OXP_MAXRANK = 16 };
+/* The most dims inference tracks (oxp_shape); a value of higher rank,
+ * which the IR may declare (OXP_MAX_TYPE_RANK), keeps its declared type. */
+enum { OXP_MAX_SHAPE_RANK = 16 };
 
 /* A tensor type during inference: a dim is a value (>= 0), a dim_param
  * (p[i] != NULL, d[i] == -1), or unknown (-1, NULL). */
 typedef struct {
   int dtype;
   int rank; /* -1 unknown */
-  int64_t d[OXP_MAXRANK];
-  const char *p[OXP_MAXRANK];
+  int64_t d[OXP_MAX_SHAPE_RANK];
+  const char *p[OXP_MAX_SHAPE_RANK];
 } oxp_shape;
 
 void oxp_shape_unknown(oxp_shape *s, int dtype);

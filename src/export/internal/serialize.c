@@ -550,6 +550,8 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
     return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
                     "opset %d is not supported (%d to %d)", o->opset,
                     OXP_OPSET_MIN, OXP_OPSET_MAX);
+  /* The pipeline names values as its last step; naming is idempotent, so
+   * this changes nothing on its graphs and names a graph built by hand. */
   oxp_status st = oxp_assign_names(g, d);
   if (st) return st;
 

@@ -119,7 +119,6 @@ oxp_status oxp_ext_place(oxp_ext *x, const oxp_tensor *t, bool *external,
                          oxp_diag *d);
 /* Sets the data file's final length (file mode). */
 oxp_status oxp_ext_finish(oxp_ext *x, oxp_diag *d);
-uint64_t oxp_ext_data_bytes(const oxp_ext *x); /* data file length */
 uint64_t oxp_ext_copied(const oxp_ext *x);     /* tensor bytes written */
 int oxp_ext_count(const oxp_ext *x);           /* tensors stored outside */
 /* Reference mode: the first location that leaves the model's directory

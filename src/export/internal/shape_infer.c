@@ -19,8 +19,8 @@
 typedef struct {
   int n;       /* elements */
   bool rank0;  /* a 0-d tensor */
-  int64_t v[OXP_MAXRANK];
-  const char *p[OXP_MAXRANK];
+  int64_t v[OXP_MAX_SHAPE_RANK];
+  const char *p[OXP_MAX_SHAPE_RANK];
 } symdata;
 
 struct oxp_sictx {
@@ -38,13 +38,13 @@ void oxp_si_in(oxp_sictx *c, const oxp_node *n, int i, oxp_shape *s) {
 int oxp_si_opset(const oxp_sictx *c) { return c->p->o->opset; }
 oxp_diag *oxp_si_diag(oxp_sictx *c) { return c->p->d; }
 
-/* Constant int tensors read directly; at most OXP_MAXRANK elements. */
+/* Constant int tensors read directly; at most OXP_MAX_SHAPE_RANK elements. */
 static bool const_data(oxp_sictx *c, const oxp_value *v, symdata *out) {
   if (!oxp_pass_is_const(c->p, v)) return false;
   const oxp_tensor *t = v->init;
   if (!oxp_dtype_is_int(t->dtype) || t->rank > 1) return false;
   int64_t m = oxp_tensor_numel(t);
-  if (m > OXP_MAXRANK) return false;
+  if (m > OXP_MAX_SHAPE_RANK) return false;
   out->n = (int)m;
   out->rank0 = t->rank == 0;
   for (int64_t k = 0; k < m; k++) {
@@ -74,7 +74,7 @@ int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
 void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
                      const int64_t *v, const char *const *p, bool rank0) {
   oxp_value *o = n->outputs[k];
-  if (cnt < 0 || cnt > OXP_MAXRANK) return;
+  if (cnt < 0 || cnt > OXP_MAX_SHAPE_RANK) return;
   if (o->id >= c->ndata) {
     /* Lowering keeps making values while it infers: grow by doubling. */
     int nd = c->ndata * 2 > o->id ? c->ndata * 2 : o->id + 64;
@@ -106,7 +106,7 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
   if (rank < 0 && v->type && v->type->kind != OXP_T_TENSOR) return;
   /* A declared rank above what an oxp_shape holds is known all the same:
    * losing it would leave the model's outputs without a shape. */
-  if (rank < 0 && v->type && v->type->rank > OXP_MAXRANK) {
+  if (rank < 0 && v->type && v->type->rank > OXP_MAX_SHAPE_RANK) {
     if (dt == v->type->dtype) return;
     oxp_type *t = oxp_type_copy(a, v->type);
     if (t) t->dtype = dt, v->type = t;

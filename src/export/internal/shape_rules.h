@@ -9,7 +9,7 @@
 #include "passes.h"
 
 #define IN(i, s) oxp_si_in(c, n, (i), (s))
-#define MAXR OXP_MAXRANK
+#define MAXR OXP_MAX_SHAPE_RANK
 
 static inline int64_t attr_i(const oxp_node *n, const char *name, int64_t dflt) {
   const oxp_attr *a = oxp_attr_get(n, name);
@@ -33,9 +33,9 @@ static inline int input_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v)
 }
 
 /* A known scalar from input i (one element); input_ints writes up to
- * OXP_MAXRANK elements, so a scalar destination needs this. */
+ * OXP_MAX_SHAPE_RANK elements, so a scalar destination needs this. */
 static inline bool input_int1(oxp_sictx *c, const oxp_node *n, int i, int64_t *v) {
-  int64_t buf[OXP_MAXRANK];
+  int64_t buf[OXP_MAX_SHAPE_RANK];
   if (input_ints(c, n, i, buf) != 1) return false;
   *v = buf[0];
   return true;

@@ -29,7 +29,7 @@ bool oxp_shim_dtype_ok(int dt) {
 }
 
 static bool dims_ok(int rank, const int64_t *dims, bool allow_unknown) {
-  if (rank < (allow_unknown ? -1 : 0) || rank > OXP_MAX_RANK) return false;
+  if (rank < (allow_unknown ? -1 : 0) || rank > OXP_MAX_TYPE_RANK) return false;
   if (rank > 0 && !dims) return false;
   for (int i = 0; i < rank; i++)
     if (dims[i] < (allow_unknown ? -1 : 0)) return false;

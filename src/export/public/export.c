@@ -1,16 +1,12 @@
-/* export.c: torch.onnx.export / export_to_pretty_string. Turns public
- * options into oxp_options, picks the weights, and runs the core pipeline
- * (oxp_export_graph / oxp_export_from_graph) to the chosen destination. */
-#include <errno.h>
+/* export.c: torch.onnx.export / export_to_pretty_string. Checks the
+ * public options and turns them into oxp_options, then hands the export
+ * to the core's front door (front.h), as the CLI does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../internal/io.h"
 #include "shim.h"
-#include "../internal/serialize.h"
-#include "../internal/source_loc.h"
+#include "../internal/front.h"
 
 /* The public opset constants and opsets.def (the internal range) are one
  * range: a row added there needs the public constant moved too. */
@@ -70,11 +66,6 @@ static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
     memcpy(pub, in, in->struct_size);
   }
   oxp_options_init(o);
-  if (pub->opset_version < OXP_OPSET_MIN || pub->opset_version > OXP_OPSET_MAX)
-    return (onnxexp_status)oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
-                                    "options: opset_version %d is outside the "
-                                    "supported range %d..%d",
-                                    pub->opset_version, OXP_OPSET_MIN, OXP_OPSET_MAX);
   if (!names_ok(pub->input_names, pub->n_input_names))
     return bad(d, "input_names must hold n_input_names non-empty names");
   if (!names_ok(pub->output_names, pub->n_output_names))
@@ -107,8 +98,7 @@ static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
                                       "name and an axis >= 0", i);
     ax[i].input = x->input;
     ax[i].axis = x->axis;
-    ax[i].param = x->param && *x->param
-                      ? x->param : oxp_sprintf(a, "%s_dim_%d", x->input, x->axis);
+    ax[i].param = x->param; /* NULL or "": the core's default name */
   }
   for (int i = 0; i < pub->n_custom_opsets; i++) {
     const onnxexp_custom_opset *c = &pub->custom_opsets[i];
@@ -146,13 +136,13 @@ static onnxexp_status convert(const onnxexp_options *in, oxp_arena *a,
   return ONNXEXP_OK;
 }
 
-/* Where the exported model goes. */
+/* Where the exported model goes: one of a file, a malloc'd buffer, the
+ * pretty string. */
 typedef struct {
-  const char *path;    /* a file, or */
-  unsigned char **buf; /* a malloc'd buffer, or */
+  const char *path;
+  unsigned char **buf;
   size_t *len;
-  char **text;         /* the pretty string */
-  oxp_progress *prog;  /* the caller's display, or NULL */
+  char **text;
 } dest;
 
 static onnxexp_status check_dest(const dest *o, const char *fn, oxp_diag *d) {
@@ -164,17 +154,6 @@ static onnxexp_status check_dest(const dest *o, const char *fn, oxp_diag *d) {
   return ONNXEXP_OK;
 }
 
-static onnxexp_status deliver(oxp_graph *onnx, const oxp_options *o,
-                              const dest *to, oxp_diag *d) {
-  if (to->text) {
-    *to->text = oxp_pretty(onnx, o);
-    return *to->text ? ONNXEXP_OK
-                     : (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  }
-  if (to->buf) return (onnxexp_status)oxp_write_buffer(onnx, o, to->buf, to->len, d);
-  return (onnxexp_status)oxp_write_file_ex(onnx, o, to->path, NULL, to->prog, d);
-}
-
 /* The caller's progress display: the core renders it, the caller's
  * function writes it (the library never prints). */
 static void emit_progress(void *user, const char *text) {
@@ -182,55 +161,32 @@ static void emit_progress(void *user, const char *text) {
   pub->progress(pub->progress_user, text);
 }
 
-static oxp_progress *progress_new(const onnxexp_options *pub) {
-  if (!pub->progress || pub->quiet) return NULL;
-  oxp_progress *p = oxp_progress_new(emit_progress, (void *)pub);
-  oxp_progress_stage(p, "export");
-  return p;
+static oxp_status weights_handle(void *user, oxp_arena *a, oxp_safetensors **out,
+                                 oxp_diag *d) {
+  return (oxp_status)oxp_shim_weights_set(user, a, out, d);
 }
 
-/* After a failure located at a line of the IR text named file: the model
- * source that line's comment names, into the caller's diag. */
-static void note_source(onnxexp_diag *pub, const char *file, const char *text,
-                        size_t len) {
-  if (!pub || !pub->d.status || pub->d.line <= 0 || !text) return;
-  if (strcmp(pub->d.file, file) != 0) return;
-  oxp_source_loc(text, len, pub->d.line, pub->source_file,
-                 sizeof pub->source_file, &pub->source_line);
+/* The job for the core's front door (front.h) from the public options
+ * and the destination; the graph's source is the caller's to fill. */
+static oxp_job job_of(const onnxexp_options *pub, const dest *to) {
+  oxp_job j = {.weights_path = pub->weights_path,
+               .weights_data = pub->weights_data,
+               .weights_size = pub->weights_size,
+               .out_path = to->path,
+               .buf = to->buf,
+               .buf_len = to->len,
+               .text_out = to->text};
+  if (pub->weights) j.weights_fn = weights_handle, j.weights_user = (void *)pub->weights;
+  if (pub->progress && !pub->quiet)
+    j.progress = emit_progress, j.progress_user = (void *)pub;
+  return j;
 }
 
-/* The files the export reads into o (ir_path gives the CLI's default
- * weights), and a file destination checked against them before anything
- * is read or written (same_file.c). */
-static onnxexp_status note_inputs(oxp_arena *a, const onnxexp_options *pub,
-                                  const char *ir_path, const dest *to,
-                                  oxp_options *o, oxp_diag *d) {
-  o->ir_path = ir_path;
-  o->weights_path = pub->weights_data || pub->weights ? NULL
-                    : pub->weights_path ? pub->weights_path
-                    : ir_path ? oxp_st_default_path(a, ir_path) : NULL;
-  if (ir_path && !pub->weights_data && !pub->weights && !o->weights_path)
-    return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  return to->path ? (onnxexp_status)oxp_check_outputs(a, to->path, o, d) : ONNXEXP_OK;
-}
-
-/* The weights the options name (o->weights_path, from note_inputs). */
-static onnxexp_status open_weights(oxp_arena *a, const onnxexp_options *pub,
-                                   const oxp_options *o, oxp_safetensors **st,
-                                   oxp_diag *d) {
-  *st = NULL;
-  if (pub->weights) return oxp_shim_weights_set(pub->weights, a, st, d);
-  if (pub->weights_data)
-    return (onnxexp_status)oxp_st_from_memory(a, "weights_data", pub->weights_data,
-                                              pub->weights_size, st, d);
-  if (!o->weights_path) return ONNXEXP_OK;
-  /* The default sidecar is optional, a named one is not. Only a sidecar
-   * that is not there is absent: one that cannot be looked at is opened
-   * all the same, to report why, never exported without its weights. */
-  if (!pub->weights_path && oxp_io_access(o->weights_path, F_OK) != 0 &&
-      (errno == ENOENT || errno == ENOTDIR))
-    return ONNXEXP_OK;
-  return (onnxexp_status)oxp_st_open(a, o->weights_path, st, d);
+/* The failing IR line's model source, into the caller's diag. */
+static void note_source(onnxexp_diag *pub, const oxp_job *j) {
+  if (!pub || !j->source_line) return;
+  memcpy(pub->source_file, j->source_file, sizeof pub->source_file);
+  pub->source_line = j->source_line;
 }
 
 /* IR text (from memory, or read from ir_path when text is NULL). */
@@ -242,43 +198,38 @@ static onnxexp_status run_text(const char *text, size_t len, const char *name,
   oxp_export_enter();
   oxp_options o;
   onnxexp_options pub;
-  oxp_safetensors *st = NULL;
-  oxp_graph *onnx = NULL;
-  char *owned = NULL;
   onnxexp_status s = convert(opts, a, &o, &pub, d);
-  if (!s) s = note_inputs(a, &pub, ir_path, to, &o, d);
-  if (!s && !text && !(text = owned = oxp_io_read_file(ir_path, &len, d)))
-    s = (onnxexp_status)d->status;
-  if (!s) s = open_weights(a, &pub, &o, &st, d);
-  if (!s) to->prog = progress_new(&pub);
-  const char *file = name ? name : "<text>";
-  if (!s) s = (onnxexp_status)oxp_export_graph(a, file, text, len, st, &o, &onnx, d);
-  if (!s) s = deliver(onnx, &o, to, d);
-  oxp_progress_free(to->prog);
-  if (s) note_source(diag, file, text, len);
-  if (st) oxp_st_close(st);
-  free(owned);
+  if (!s) {
+    oxp_job j = job_of(&pub, to);
+    j.ir_path = ir_path;
+    j.text = text;
+    j.len = len;
+    j.name = name;
+    s = (onnxexp_status)oxp_run_job(a, &j, &o, d);
+    if (s) note_source(diag, &j);
+  }
   oxp_arena_free(a);
   oxp_export_leave();
   return s;
 }
 
-/* The graph's attached weights as a safetensors set, or NULL if none. */
-static onnxexp_status graph_weights(onnxexp_graph *g, oxp_safetensors **out,
-                                    oxp_diag *d) {
+/* The graph's attached weights as a safetensors set. */
+static oxp_status graph_weights(void *user, oxp_arena *a, oxp_safetensors **out,
+                                oxp_diag *d) {
+  onnxexp_graph *g = user;
+  (void)a;
   *out = NULL;
-  if (!g->nweights) return ONNXEXP_OK;
   oxp_safetensors *st = oxp_alloc(g->arena, sizeof *st);
-  if (!st) return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  if (!st) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   st->path = "the weights attached to the graph";
   st->entries = g->weights;
   st->nentries = g->nweights;
   oxp_map_init(&st->index, g->arena);
   for (int i = 0; i < g->nweights; i++)
     if (!oxp_map_put(&st->index, g->weights[i].name, &g->weights[i]))
-      return (onnxexp_status)oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+      return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   *out = st;
-  return ONNXEXP_OK;
+  return OXP_OK;
 }
 
 static onnxexp_status run_graph(onnxexp_graph *g, const onnxexp_options *opts,
@@ -294,19 +245,16 @@ static onnxexp_status run_graph(onnxexp_graph *g, const onnxexp_options *opts,
   oxp_export_enter();
   oxp_options o;
   onnxexp_options pub;
-  oxp_safetensors *st = NULL;
-  oxp_graph *onnx = NULL;
   onnxexp_status s = convert(opts, a, &o, &pub, d);
   if (!s && g->nweights && (pub.weights_path || pub.weights_data || pub.weights))
     s = bad(d, "the graph has attached weights; weights_path/weights_data/"
                "weights cannot add more");
-  if (!s) s = note_inputs(a, &pub, NULL, to, &o, d);
-  if (!s) s = g->nweights ? graph_weights(g, &st, d) : open_weights(a, &pub, &o, &st, d);
-  if (!s) to->prog = progress_new(&pub);
-  if (!s) s = (onnxexp_status)oxp_export_from_graph(g->g, st, &o, &onnx, d);
-  if (!s) s = deliver(onnx, &o, to, d);
-  oxp_progress_free(to->prog);
-  if (st && !g->nweights) oxp_st_close(st);
+  if (!s) {
+    oxp_job j = job_of(&pub, to);
+    j.graph = g->g;
+    if (g->nweights) j.weights_fn = graph_weights, j.weights_user = g;
+    s = (onnxexp_status)oxp_run_job(a, &j, &o, d);
+  }
   oxp_arena_free(a);
   oxp_export_leave();
   return s;

@@ -48,7 +48,7 @@ int onnxexp_weights_count(const onnxexp_weights *w) { return w ? w->n : 0; }
 /* numel * element size of a shape, checked for overflow: false when the
  * shape is bad or its bytes do not fit in a size_t. */
 static bool shape_bytes(int dtype, int rank, const int64_t *dims, uint64_t *bytes) {
-  if (rank < 0 || rank > OXP_MAX_RANK || (rank > 0 && !dims)) return false;
+  if (rank < 0 || rank > OXP_MAX_TYPE_RANK || (rank > 0 && !dims)) return false;
   uint64_t n = (uint64_t)oxp_dtype_size(dtype);
   bool zero = false;
   for (int i = 0; i < rank; i++) {
