@@ -35,7 +35,7 @@ target_link_options(api_threads_tsan PRIVATE -fsanitize=thread)
 target_include_directories(api_threads_tsan PRIVATE
   ${CMAKE_SOURCE_DIR}/src/export/public
   ${CMAKE_BINARY_DIR}/src/export/public/include
-  ${CMAKE_SOURCE_DIR}/src/export/internal)
+  ${OXP_CORE_INCLUDE_DIRS})
 target_link_libraries(api_threads_tsan PRIVATE onnx_proto PkgConfig::PROTOBUF_C Threads::Threads m)
 add_dependencies(api_threads_tsan oxp_op_rows)
 add_test(NAME api.threads_tsan COMMAND api_threads_tsan)

@@ -31,7 +31,7 @@ set_tests_properties(deep.inputs PROPERTIES TIMEOUT 300 LABELS deep
 
 add_executable(deep_builder_depth ${CMAKE_CURRENT_LIST_DIR}/deep/builder_depth.c)
 target_include_directories(deep_builder_depth PRIVATE
-  ${PROJECT_SOURCE_DIR}/src/export/internal)
+  ${OXP_CORE_INCLUDE_DIRS})
 target_link_libraries(deep_builder_depth PRIVATE onnxexp_static)
 add_test(NAME deep.builder COMMAND deep_builder_depth)
 set_tests_properties(deep.builder PROPERTIES TIMEOUT 60 LABELS deep)

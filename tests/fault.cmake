@@ -31,7 +31,7 @@ else()
 endif()
 
 add_executable(alloc_faults ${_fault_src}/alloc_faults.c)
-target_include_directories(alloc_faults PRIVATE ${CMAKE_SOURCE_DIR}/src/export/internal)
+target_include_directories(alloc_faults PRIVATE ${OXP_CORE_INCLUDE_DIRS})
 target_link_libraries(alloc_faults PRIVATE onnxexp_static)
 add_test(NAME fault.alloc
   COMMAND alloc_faults ${_fault_fixtures} ${_fault_work}/alloc ${_fault_alloc_args})
@@ -39,7 +39,7 @@ set_tests_properties(fault.alloc PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED fixtur
                      LABELS fault)
 
 add_executable(io_faults ${_fault_src}/io_faults.c)
-target_include_directories(io_faults PRIVATE ${CMAKE_SOURCE_DIR}/src/export/internal)
+target_include_directories(io_faults PRIVATE ${OXP_CORE_INCLUDE_DIRS})
 target_link_libraries(io_faults PRIVATE onnxexp_static)
 add_test(NAME fault.io COMMAND io_faults ${_fault_fixtures} ${_fault_work}/io)
 set_tests_properties(fault.io PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED fixtures

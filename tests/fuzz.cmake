@@ -32,7 +32,7 @@ unset(CMAKE_REQUIRED_LINK_OPTIONS)
 # A sanitized copy of the core, compiled with extra flags.
 function(oxp_fuzz_core name)
   add_library(${name} STATIC ${OXP_CORE_SOURCES})
-  target_include_directories(${name} PUBLIC ${CMAKE_SOURCE_DIR}/src/export/internal)
+  target_include_directories(${name} PUBLIC ${OXP_CORE_INCLUDE_DIRS})
   target_link_libraries(${name} PUBLIC onnx_proto PkgConfig::PROTOBUF_C Threads::Threads m)
   target_compile_options(${name} PRIVATE -O1 -g -fno-omit-frame-pointer ${ARGN})
   add_dependencies(${name} oxp_op_rows)

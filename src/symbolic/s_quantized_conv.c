@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "s_quantized.h"
-#include "../export/internal/packed.h"
+#include "../export/internal/weights/packed.h"
 
 #define PK 1 /* the packed parts start at input 1 */
 

@@ -15,7 +15,7 @@
  * ignored by qnnpack; the IR cannot tell which engine packed the layer,
  * so the weights file says it (NAME.reduced_qmax, docs/quantized.md). */
 #include "s_quantized.h"
-#include "../export/internal/packed.h"
+#include "../export/internal/weights/packed.h"
 
 #define PK 1 /* the packed parts start at input 1 */
 

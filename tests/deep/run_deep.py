@@ -6,7 +6,7 @@ quadratic, and a nesting limit that is hit is a named, located error.
 
 The inputs are generated into DIR by gen_deep.py at run time. Runs that
 prove a margin do so under a 1 MB stack (RLIMIT_STACK), an eighth of the
-usual default. The limits are read from src/export/internal/oxp.h, where
+usual default. The limits are read from src/export/internal/core/oxp.h, where
 they are defined once.
 """
 import argparse
@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen_deep  # noqa: E402
 
-OXP_H = os.path.join(HERE, "..", "..", "src", "export", "internal", "oxp.h")
+OXP_H = os.path.join(HERE, "..", "..", "src", "export", "internal", "core", "oxp.h")
 SMALL_STACK = 1 << 20
 # protobuf's default recursion limit (100 nested messages) makes onnx and
 # onnxruntime refuse models with more than 31 nested If/Loop levels.

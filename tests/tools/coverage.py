@@ -108,10 +108,10 @@ def load_notes(path):
 
 
 def opsets():
-    """The supported opsets (rows of src/export/internal/opsets.def) and the
+    """The supported opsets (rows of src/export/internal/core/opsets.def) and the
     default opset (export.h), so a new opset row moves the check here too."""
     src = os.path.join(os.path.dirname(__file__), "..", "..", "src", "export", "internal")
-    with open(os.path.join(src, "opsets.def")) as f:
+    with open(os.path.join(src, "core", "opsets.def")) as f:
         rows = [int(v) for v in re.findall(r"^OXP_OPSET\((\d+),", f.read(), re.M)]
     with open(os.path.join(src, "export.h")) as f:
         default = int(re.search(r"OXP_OPSET_DEFAULT = (\d+)", f.read()).group(1))

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/data/promote/promote_types.txt and result_type.txt, the
-tables tests/unit/test_promote.c checks src/export/internal/dtype_promote.c
+tables tests/unit/test_promote.c checks src/export/internal/core/dtype_promote.c
 against, pair by pair.
 
     /usr/bin/python3 tests/tools/gen_promote_table.py [OUTDIR]
@@ -22,7 +22,7 @@ import sys
 
 import torch
 
-# numpy-style names, as src/export/internal/dtype.c names them.
+# numpy-style names, as src/export/internal/core/dtype.c names them.
 NAMES = ["float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
          "float16", "float64", "uint32", "uint64", "complex64", "complex128", "bfloat16",
          "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz"]

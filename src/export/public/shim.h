@@ -7,7 +7,7 @@
 #include <onnxexp/onnxexp.h>
 
 #include "../internal/export.h"
-#include "../internal/api_core.h"
+#include "../internal/core/api_core.h"
 #include "../../symbolic/sym.h"
 
 struct onnxexp_diag {

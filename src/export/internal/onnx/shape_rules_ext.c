@@ -1,4 +1,4 @@
-/* shape_rules_more.c: shape rules for the ONNX ops beyond the core set:
+/* shape_rules_ext.c: shape rules for the ONNX ops beyond the core set:
  * splits and top-k, recurrent layers, padding and resampling, scatter and
  * gather variants, random and utility ops. Same contract as
  * shape_rules.c: unknown stays unknown, and dims a rule does not touch
@@ -261,7 +261,7 @@ static oxp_status r_multinomial(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   return OXP_OK;
 }
 
-const oxp_shape_rule_entry oxp_shape_rules_more[] = {
+const oxp_shape_rule_entry oxp_shape_rules_ext[] = {
     {"Split", r_split}, {"TopK", r_topk},
     {"LSTM", r_rnn}, {"GRU", r_rnn}, {"RNN", r_rnn},
     {"Pad", r_pad}, {"Resize", r_resize}, {"Upsample", r_resize},
@@ -281,5 +281,5 @@ const oxp_shape_rule_entry oxp_shape_rules_more[] = {
     {"NegativeLogLikelihoodLoss", r_loss}, {"SoftmaxCrossEntropyLoss", r_loss},
     {"Multinomial", r_multinomial},
 };
-const int oxp_nshape_rules_more =
-    sizeof oxp_shape_rules_more / sizeof oxp_shape_rules_more[0];
+const int oxp_nshape_rules_ext =
+    sizeof oxp_shape_rules_ext / sizeof oxp_shape_rules_ext[0];

@@ -242,7 +242,7 @@ typedef struct {
   const char *src_path;
   uint64_t src_offset;
   /* A folded permutation of another tensor, made only when read
-   * (fold_lazy.c): data stays NULL until then. Test bytes with
+   * (lazy_tensor.c): data stays NULL until then. Test bytes with
    * oxp_tensor_has_bytes, not data. */
   const oxp_lazy *lazy;
 } oxp_tensor;
@@ -262,7 +262,7 @@ void oxp_tensor_release(const oxp_tensor *t);
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);
 
-/* Lazy tensors (fold_lazy.c). A reader of a few elements never makes the
+/* Lazy tensors (lazy_tensor.c). A reader of a few elements never makes the
  * whole tensor: the getters above and oxp_tensor_read read in place. */
 static inline bool oxp_tensor_has_bytes(const oxp_tensor *t) {
   return t->data || t->lazy;

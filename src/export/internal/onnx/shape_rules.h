@@ -115,8 +115,8 @@ oxp_status oxp_r_same(oxp_sictx *c, oxp_node *n, oxp_shape *out);
 /* Multidirectional broadcast of every input (shape_rules.c). */
 oxp_status oxp_r_arith(oxp_sictx *c, oxp_node *n, oxp_shape *out);
 
-/* The second table (shape_rules_more.c). */
-extern const oxp_shape_rule_entry oxp_shape_rules_more[];
-extern const int oxp_nshape_rules_more;
+/* The second table (shape_rules_ext.c). */
+extern const oxp_shape_rule_entry oxp_shape_rules_ext[];
+extern const int oxp_nshape_rules_ext;
 
 #endif

@@ -159,8 +159,8 @@ static oxp_status infer_block(oxp_sictx *c, oxp_block *b) {
 
 static oxp_status load_rules(oxp_sictx *c) {
   oxp_map_init(&c->rules, c->p->g->arena);
-  const oxp_shape_rule_entry *tabs[2] = {oxp_shape_rules, oxp_shape_rules_more};
-  int lens[2] = {oxp_nshape_rules, oxp_nshape_rules_more};
+  const oxp_shape_rule_entry *tabs[2] = {oxp_shape_rules, oxp_shape_rules_ext};
+  int lens[2] = {oxp_nshape_rules, oxp_nshape_rules_ext};
   for (int t = 0; t < 2; t++)
     for (int i = 0; i < lens[t]; i++)
       if (!oxp_map_put(&c->rules, tabs[t][i].op, (void *)tabs[t][i].fn))

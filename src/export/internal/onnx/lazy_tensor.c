@@ -1,4 +1,4 @@
-/* fold_lazy.c: folded tensors that only move another tensor's bytes,
+/* lazy_tensor.c: folded tensors that only move another tensor's bytes,
  * kept as a recipe ("S with its dims permuted by P") instead of a copy.
  *
  * aten::linear on a 3-D input lowers to MatMul(x, Transpose(W)), and the
