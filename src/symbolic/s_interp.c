@@ -332,10 +332,11 @@ oxp_status oxp_s_pixel_shuffle(oxp_sctx *c, oxp_node *n) {
   if (!x || !oxp_sym_need_int(c, n, 1, &r)) return oxp_sym_status(c);
   if (r <= 0) return oxp_sym_fail(c, OXP_ERR_GRAPH, "pixel_shuffle: the factor must be positive");
   int64_t e[3] = {oxp_nn_dim(x, 1), oxp_nn_dim(x, 2), oxp_nn_dim(x, 3)};
-  if (oxp_sym_rank(x) == 4 && e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && factor_ok(c, r, e) &&
-      (e[0] == 0 || e[1] == 0 || e[2] == 0))
-    return oxp_sym_set_out(c, n, 0, empty_shuffle(c, x, e[0] / (r * r), e[1] * r, e[2] * r));
-  if (oxp_sym_status(c)) return oxp_sym_status(c);
+  if (oxp_sym_rank(x) == 4 && e[0] >= 0 && e[1] >= 0 && e[2] >= 0) {
+    if (!factor_ok(c, r, e)) return oxp_sym_status(c);
+    if (e[0] == 0 || e[1] == 0 || e[2] == 0)
+      return oxp_sym_set_out(c, n, 0, empty_shuffle(c, x, e[0] / (r * r), e[1] * r, e[2] * r));
+  }
   if (oxp_sym_opset(c) >= 11 && oxp_sym_rank(x) == 4) {
     oxp_node *k = oxp_nn_op1(c, "DepthToSpace", x);
     if (!k) return oxp_sym_status(c);

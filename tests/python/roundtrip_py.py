@@ -124,6 +124,7 @@ def traced_mode_differs(spec, model, kw):
 
 _MANGLE = re.compile(r"___torch_mangle_\d+")
 _SCOPE = re.compile(r", scope: [^\n]*?(?= # |$)", re.M)
+_WARN_ID = re.compile(r"\[warn_id=\d+\]")
 
 
 _NUMBERED = re.compile(r"%(\d+)\b")
@@ -132,11 +133,13 @@ _NUMBERED = re.compile(r"%(\d+)\b")
 def same_ir(a, b):
     """Equal up to what depends on the process's history, not the model:
     the numbers in scripted classes' mangled names (classes scripted
-    before), the scope suffixes of scripted graphs (inlined before), and
+    before), aten::warn's warn_id (warnings scripted before), the scope
+    suffixes of scripted graphs (inlined before), and
     the numbers of unnamed values (a script function inlined into a
     traced model takes numbers that grow with earlier inlining)."""
     def norm(t):
         t = _SCOPE.sub("", _MANGLE.sub("___torch_mangle_N", t))
+        t = _WARN_ID.sub("[warn_id=N]", t)
         seen = {}
         return _NUMBERED.sub(lambda m: "%%n%d" % seen.setdefault(m.group(1), len(seen)), t)
     return a == b or norm(a) == norm(b)
