@@ -2,7 +2,8 @@
 # Set-up, build, and run the whole test suite twice: in the plain build
 # (build/, or $BUILD_DIR) and again in a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer by clang (build-asan/, or $SAN_BUILD_DIR),
-# which also runs each libFuzzer target for 30 seconds. Any sanitizer report
+# which also runs each libFuzzer target for 30 seconds and reads the plain
+# build's fixtures. Any sanitizer report
 # fails its test. SANITIZE=0 skips the second pass; arguments go to both
 # ctest runs (e.g. -R roundtrip).
 set -euo pipefail
@@ -20,7 +21,8 @@ if [ "${SANITIZE:-1}" != 0 ]; then
   echo "== tests: ASan + UBSan build ($san)"
   cmake -S "$top" -B "$san" -DCMAKE_C_COMPILER=clang \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DONNXEXP_SANITIZE=address,undefined -DONNXEXP_LIBFUZZER=ON >/dev/null
+        -DONNXEXP_SANITIZE=address,undefined -DONNXEXP_LIBFUZZER=ON \
+        -DONNXEXP_FIXTURES_DIR="$build/fixtures" >/dev/null
   cmake --build "$san" -j"$jobs" >/dev/null
   (cd "$san" && ctest --output-on-failure -j"$jobs" "$@") || status=1
 fi

@@ -15,7 +15,7 @@
 # The cases are generated fixtures (fixtures.generate).
 
 set(_fault_src ${CMAKE_CURRENT_LIST_DIR}/fault)
-set(_fault_fixtures ${CMAKE_BINARY_DIR}/fixtures)
+set(_fault_fixtures ${OXP_FIXTURES_DIR})
 set(_fault_work ${CMAKE_BINARY_DIR}/fault-work)
 
 # Both passes fail every allocation in turn (some 20 s in the plain

@@ -27,8 +27,8 @@ find_program(ONNXEXP_PY_NODE node)
 if(ONNXEXP_PY_NODE)
   add_test(NAME python.roundtrip
     COMMAND ${ONNXEXP_PYTHON} ${_py_dir}/roundtrip_py.py --onnxexp $<TARGET_FILE:onnxexp>
-            --fixtures ${CMAKE_BINARY_DIR}/fixtures --work ${CMAKE_BINARY_DIR}/python-roundtrip
-            --node ${ONNXEXP_PY_NODE} -q)
+            --fixtures ${OXP_FIXTURES_DIR} --work ${CMAKE_BINARY_DIR}/python-roundtrip
+            --node ${ONNXEXP_PY_NODE} -q --first-last)
   set_tests_properties(python.roundtrip PROPERTIES TIMEOUT 600 LABELS "python;roundtrip"
                        FIXTURES_REQUIRED fixtures ENVIRONMENT "${_py_env}")
 endif()

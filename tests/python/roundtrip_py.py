@@ -323,6 +323,9 @@ def main():
     ap.add_argument("--only", nargs="+", metavar="NAME")
     ap.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    ap.add_argument("--first-last", action="store_true",
+                    help="each fixture at its lowest and highest opset only (the suite's pass: every "
+                         "opset of every fixture is the CLI round trip's; this one checks the front)")
     a = ap.parse_args()
     t0 = time.time()
     cli = os.path.abspath(a.onnxexp)
@@ -348,7 +351,7 @@ def main():
         if fx.skip:
             skipped.append(fx)
             continue
-        for opset in meta["opsets"]:
+        for opset in rt.opsets_of(meta, a.first_last):
             fx.py.append(rt.Case(name, fx.fdir, meta, opset, os.path.join(work, "py")))
             fx.cli[opset] = rt.Case(name, fx.fdir, meta, opset, os.path.join(work, "cli"))
         fixtures.append(fx)
