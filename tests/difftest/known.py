@@ -173,8 +173,6 @@ KNOWN = [
       "keeps it (onnx.checker: inferred 4 against the declared 3; the peer gives the wrong shape)",
       "pool-ceil-last-window", lambda s, v, o: s.op in ("avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d") and
       "ceil_mode=True" in s.template),
-    K("roll-dynamic", "onnxexp", ("dynamic",), "roll by a shift as large as the axis, on a dynamic axis: wrong values "
-      "already at the traced size", "mismatch-dynamic-roll", lambda s, v, o: s.op == "roll"),
     # ---- onnxruntime
     K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
       "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",

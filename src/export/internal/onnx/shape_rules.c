@@ -421,6 +421,16 @@ static oxp_status r_slice(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
     ks = n->ninputs > 4 && n->inputs[4] ? input_ints(c, n, 4, sp) : -2;
     if (ka == -1 || ks == -1) k = -1;
   }
+  /* Bounds known only at run time along constant axes: the other dims stay
+   * (a roll along a dynamic axis slices this way). */
+  if ((k < 0 || ke < 0) && ka > 0 && (ks < 0 || ks == ka)) {
+    out[0] = x;
+    for (int i = 0; i < ka; i++) {
+      if (!norm_axis(&ax[i], x.rank)) return oxp_shape_unknown(&out[0], x.dtype), OXP_OK;
+      set_dim(&out[0], (int)ax[i], -1, NULL);
+    }
+    return OXP_OK;
+  }
   if (ka < 0)
     for (int i = 0; i < k; i++) ax[i] = i;
   if (ks < 0)
