@@ -70,7 +70,10 @@ static oxp_value *divide(oxp_sctx *c, oxp_value *a, oxp_value *b, char mode,
   oxp_value *q = oxp_sym_op2(c, "Div", a, b);
   oxp_sym_set_type(c, q, dt, -1, NULL);
   if (mode == 't') return oxp_m_trunc(c, q, dt);
-  if (mode == 'f') return oxp_sym_op1(c, "Floor", q);
+  /* Opset 9 has no Mod: Floor(Div), off where a / b rounds onto an
+   * integer or an operand is infinite. */
+  if (mode == 'f')
+    return oxp_sym_opset(c) >= 10 ? oxp_m_floor_div_float(c, a, b, dt) : oxp_sym_op1(c, "Floor", q);
   return q;
 }
 

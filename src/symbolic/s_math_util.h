@@ -55,6 +55,10 @@ oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
 /* Integer floor division (Div truncates toward zero). */
 oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
                                int dt);
+/* Floor division of floats a and b of dtype dt as torch 1.13 computes
+ * it (through fmod: exact where Floor(Div) rounds); needs Mod (opset 10). */
+oxp_value *oxp_m_floor_div_float(oxp_sctx *c, oxp_value *a, oxp_value *b,
+                                 int dt);
 /* trunc(v) for v of floating dtype dt: no Trunc op exists. */
 oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v, int dt);
 /* Elementwise Greater/Less ("Greater", "Less", "GreaterOrEqual",
