@@ -132,8 +132,6 @@ KNOWN = [
       (s.kind == "assign" and s.op not in INDEXY and len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 and
        (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack", "max", "min", "maximum", "minimum") or
         any(isinstance(x, torch.Tensor) and x.dim() == 0 for x in v)))),
-    K("lerp-inf", "onnxexp", ALL, "lerp with infinite start/end: torch's formula gives inf, the export's "
-      "start + w*(end-start) NaN", "mismatch-trace-lerp", lambda s, v, o: s.op == "lerp" and any(_has_inf(x) for x in v)),
     K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value "
       "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
       "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
