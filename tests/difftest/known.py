@@ -110,9 +110,6 @@ KNOWN = [
     # ---- onnxexp: wrong values or dtypes
     K("all-any-uint8", "onnxexp", ALL, "all/any of a uint8 tensor: torch returns uint8, onnxexp bool", "mismatch-script-all",
       lambda s, v, o: s.op in ("all", "any") and _dt(v[0]) == torch.uint8),
-    K("layer-norm-f64", "onnxexp", ALL, "layer_norm of float64: LayerNormalization's stash_type stays float32, so "
-      "the statistics lose double precision (1e-8 relative)", "mismatch-trace-layer_norm",
-      lambda s, v, o: s.op in ("layer_norm", "group_norm", "instance_norm") and _dt(v[0]) == torch.float64),
     K("squeeze-dynamic-rank", "onnxexp", ("dynamic",), "squeeze() without dims of a tensor with a dynamic axis: the "
       "output's rank is unknown and its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
