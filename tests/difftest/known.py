@@ -222,11 +222,6 @@ KNOWN = [
       "weight: onnxruntime multiplies it with the zero padding (NaN), torch skips padding taps",
       "mismatch-trace-conv1d", lambda s, v, o: s.op.startswith("conv") and len(v) > 1 and
       any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and not bool(torch.isfinite(x).all()) for x in v[1:])),
-    K("f64-float-attribute", "onnxexp", ALL, "leaky_relu/elu/celu/selu/hardsigmoid/hardswish/softplus/hardtanh of "
-      "float64: the op's float attributes (alpha, ...) are float32, so the result is off at 1e-9",
-      "mismatch-trace-leaky_relu", lambda s, v, o: s.op in ("leaky_relu", "elu", "celu", "selu", "hardsigmoid",
-                                                            "hardswish", "softplus", "hardtanh", "mish", "gelu",
-                                                            "log_sigmoid", "silu") and _dt(v[0]) == torch.float64),
     K("quotient-beyond-2^52", "none", ALL, "remainder/fmod/floor division whose quotient is beyond 2^52: the result "
       "is rounding noise on both sides (torch gives NaN, the export a tiny number); float16 floor division whose "
       "quotient is beyond 511: torch's vectorized and scalar loops differ (float16 steps against float32)",
