@@ -169,9 +169,14 @@ static oxp_value *scale_value(oxp_sctx *c, oxp_node *n, int i, oxp_value *v,
   return oxp_m_arith(c, "Mul", v, oxp_sym_in_as(c, n, i, dt), dt);
 }
 
-/* addcmul / addcdiv(self, t1, t2, value) = self + value * (t1 op t2). */
+/* addcmul / addcdiv(self, t1, t2, value) = self + value * (t1 op t2), in
+ * the result type of all three tensors (an untyped scripted output: not
+ * of self and t1 alone). */
 static oxp_status addc(oxp_sctx *c, oxp_node *n, const char *op) {
-  int dt = oxp_m_out_dtype(c, n);
+  static const int three[3] = {0, 1, 2};
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt && !(dt = oxp_m_result_dtype_n(c, n, three, 3)))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: the result dtype is unknown", n->kind);
   oxp_value *s = oxp_sym_in_as(c, n, 0, dt), *a, *b;
   if (!s || !oxp_m_pair(c, n, 1, 2, dt, &a, &b)) return oxp_sym_status(c);
   oxp_value *t = oxp_m_arith(c, op, a, b, dt);

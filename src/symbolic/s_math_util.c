@@ -90,9 +90,13 @@ static int priority(oxp_node *n, int i) {
 }
 
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
-  int r[3] = {0, 0, 0};
   int idx[2] = {i, j};
-  for (int k = 0; k < 2; k++) {
+  return oxp_m_result_dtype_n(c, n, idx, 2);
+}
+
+int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt) {
+  int r[3] = {0, 0, 0};
+  for (int k = 0; k < cnt; k++) {
     if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
     int dt = oxp_m_in_dtype(c, n, idx[k]);
     int p = priority(n, idx[k]);

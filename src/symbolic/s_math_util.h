@@ -20,6 +20,8 @@ int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i);
  * complex). 0 when a tensor operand's dtype is unknown; 0 after a located
  * error when torch refuses the dtypes (dtype_promote.c). */
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j);
+/* The same over cnt inputs idx[] (negative entries skipped). */
+int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt);
 /* torch.promote_types (dtype_promote.c); 0 after a located error when
  * torch refuses the pair or the result has no ONNX type. */
 int oxp_m_promote(oxp_sctx *c, int a, int b);

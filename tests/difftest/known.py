@@ -15,17 +15,6 @@ import re
 import torch
 
 ALL = ("trace", "script", "dynamic")
-SCRIPT_REDUCE = {"sum", "mean", "prod", "amax", "amin", "max", "min", "all", "any", "std", "var", "std_mean", "var_mean",
-                 "norm", "linalg_vector_norm", "cumsum", "logsumexp", "softmax", "log_softmax", "aminmax"}
-SCRIPT_LINALG = {"matmul", "mm", "bmm", "mv", "dot", "outer", "addmm", "baddbmm", "linear", "einsum"}
-F64_SCALAR_OPS = {"scatter", "index_fill", "masked_fill", "full_like", "new_full", "fill", "setitem", "rsub", "sub", "add",
-                  "mul", "div", "where", "clamp", "clamp_min", "clamp_max", "pow", "remainder", "fmod", "lerp",
-                  "addcmul", "addcdiv", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "constant_pad_nd",
-                  "threshold", "hardtanh", "nan_to_num", "softshrink", "hardshrink", "arange", "full"}
-# ops whose operands differ in dtype by nature (indices, masks, conditions)
-INDEXY = {"index", "index_select", "gather", "take", "scatter", "scatter_add", "index_add", "index_copy", "index_fill",
-          "embedding", "one_hot", "masked_fill", "masked_select", "where", "setitem", "index_put", "masked_scatter",
-          "type_as", "view_as", "reshape_as", "expand_as", "to"}
 ENABLED = [True]
 HITS = collections.Counter()  # entry id -> statements steered around
 
@@ -108,34 +97,10 @@ K = Known
 KNOWN = [
     # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
     # ---- onnxexp: wrong values or dtypes
-    K("all-any-uint8", "onnxexp", ALL, "all/any of a uint8 tensor: torch returns uint8, onnxexp bool", "mismatch-script-all",
-      lambda s, v, o: s.op in ("all", "any") and _dt(v[0]) == torch.uint8),
-    K("squeeze-dynamic-rank", "onnxexp", ("dynamic",), "squeeze() without dims of a tensor with a dynamic axis: the "
-      "output's rank is unknown and its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
+    K("squeeze-dynamic-rank", "onnxexp", ("script", "dynamic"), "squeeze() without dims of a tensor with a dynamic "
+      "axis, or of a scripted graph's tensor of unknown shape (squeeze-script-rank): the output's rank is unknown and "
+      "its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
-    # ---- onnxexp, scripted graphs: result dtypes (scalar type analysis over untyped values)
-    K("script-like-dtype", "onnxexp", ("script", "dynamic"), "zeros_like/ones_like/full_like(x, dtype=D), and "
-      "x.new_zeros/new_ones/new_full, in a scripted graph: the result's dtype is not D (not x's)", "mismatch-script-full_like",
-      lambda s, v, o: (s.op in ("zeros_like", "ones_like", "full_like") and "dtype=" in s.template) or
-      (s.op in ("new_zeros", "new_ones", "new_full") and _dt(v[0]) != torch.float32)),
-    K("script-dtype", "onnxexp", ("script", "dynamic"), "scripted graphs: wrong result dtype (or none) for einsum, "
-      "prod, cumsum of integers narrower than int64 or of bool, reductions of float64/float16 (logsumexp, var, "
-      "mean, ...), matmul-like ops on float16/float64, addcmul/addcdiv/lerp/clamp on tensors of mixed dtypes, an "
-      "op on tensors of mixed dtypes one of which is 0-d (dimensionless promotion), a dtype= argument", "mismatch-script-logsumexp",
-      lambda s, v, o: s.op in ("einsum", "prod") or "dtype=" in s.template or
-      (s.op == "cumsum" and _dt(v[0]) not in (torch.int64, torch.float32, torch.float64, torch.float16)) or
-      (s.op in SCRIPT_REDUCE and _dt(v[0]) in (torch.float64, torch.float16)) or
-      (s.op in SCRIPT_LINALG and any(_dt(x) in (torch.float64, torch.float16) for x in v)) or
-      (s.kind == "assign" and s.op not in INDEXY and len({_dt(x) for x in v if isinstance(x, torch.Tensor)}) > 1 and
-       (s.op in ("addcmul", "addcdiv", "lerp", "clamp", "cat", "stack", "max", "min", "maximum", "minimum") or
-        any(isinstance(x, torch.Tensor) and x.dim() == 0 for x in v)))),
-    K("script-reduce-dtype", "onnxexp", ("script", "dynamic"), "a reduction (sum, mean, ...) of a computed value "
-      "in a scripted graph: when the value's dtype was not carried through (exp of float64, adaptive_max_pool2d, "
-      "std_mean, ...) the result is guessed int64", "mismatch-script-exp_sum",
-      lambda s, v, o: s.op in SCRIPT_REDUCE and not s.ins[0].startswith("x")),
-    K("script-weight-dtype", "onnxexp", ("script", "dynamic"), "an op on a parameter or buffer (prim::GetAttr, type "
-      "Tensor) in a scripted graph: its dtype is guessed (int64), so e.g. a float buffer's sum comes out int64",
-      "mismatch-script-sum", lambda s, v, o, w: s.op in SCRIPT_REDUCE and s.ins[0] in w),
     K("pool-ceil-last-window", "onnxexp", ("dynamic",), "avg_pool/max_pool with ceil_mode=True and padding, on a "
       "dynamic axis: torch drops a last window that would start in the right padding, the export's pool (ceil_mode=1) "
       "keeps it (onnx.checker: inferred 4 against the declared 3; the peer gives the wrong shape)",
