@@ -101,11 +101,6 @@ KNOWN = [
       "axis, or of a scripted graph's tensor of unknown shape (squeeze-script-rank): the output's rank is unknown and "
       "its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
-    K("pool-ceil-last-window", "onnxexp", ("dynamic",), "avg_pool/max_pool with ceil_mode=True and padding, on a "
-      "dynamic axis: torch drops a last window that would start in the right padding, the export's pool (ceil_mode=1) "
-      "keeps it (onnx.checker: inferred 4 against the declared 3; the peer gives the wrong shape)",
-      "pool-ceil-last-window", lambda s, v, o: s.op in ("avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d") and
-      "ceil_mode=True" in s.template),
     # ---- onnxruntime
     K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
       "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",

@@ -703,7 +703,7 @@ static oxp_status r_argmax(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
 
 /* Spatial output dims of Conv/MaxPool/AveragePool from input x. */
 static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
-                    int k, bool ceil_mode, oxp_shape *o) {
+                    int k, bool ceil_mode, bool drop_last, oxp_shape *o) {
   int64_t strides[MAXR], pads[2 * MAXR], dil[MAXR];
   if (attr_ints(n, "strides", strides) != k)
     for (int i = 0; i < k; i++) strides[i] = 1;
@@ -738,9 +738,10 @@ static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
       else if (span < 0) r = 0;
       else r = dadd(ceil_mode ? ddiv(dsub(dadd(span, strides[i]), 1), strides[i])
                               : ddiv(span, strides[i]), 1);
-      /* ceil mode: the last window must start inside the padded input */
+      /* ceil mode from opset 19: the last window must start inside the
+       * input or its begin padding (before 19 ONNX keeps it) */
       int64_t last = dmul(dsub(r, 1), strides[i]), end = dadd(in, pads[i]);
-      if (ceil_mode && r != DIM_OVER && last != DIM_OVER && end != DIM_OVER &&
+      if (ceil_mode && drop_last && r != DIM_OVER && last != DIM_OVER && end != DIM_OVER &&
           last >= end)
         r--;
     }
@@ -767,7 +768,7 @@ static oxp_status r_conv(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
       kern[i] = w.d[i + 2];
     }
   }
-  if (x.rank == r) spatial(n, &x, kern, k, false, &out[0]);
+  if (x.rank == r) spatial(n, &x, kern, k, false, false, &out[0]);
   return OXP_OK;
 }
 
@@ -819,7 +820,7 @@ static oxp_status r_pool(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   int k = attr_ints(n, "kernel_shape", kern);
   if (x.rank < 3 || k != x.rank - 2) return OXP_OK;
   out[0] = x;
-  spatial(n, &x, kern, k, attr_i(n, "ceil_mode", 0) != 0, &out[0]);
+  spatial(n, &x, kern, k, attr_i(n, "ceil_mode", 0) != 0, oxp_si_opset(c) >= 19, &out[0]);
   if (n->noutputs > 1) out[1] = out[0], out[1].dtype = OXP_DT_INT64;
   return OXP_OK;
 }
