@@ -48,12 +48,30 @@ oxp_status oxp_s_hardtanh(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, clip(c, oxp_sym_in(c, n, 0), lo, hi));
 }
 
+/* LeakyRelu with slope a; for float64 with a slope that float32 (the
+ * attribute's type) does not hold exactly, x > 0 ? x : x * a in double, as
+ * torch computes it (0.01 as float32 is 1.5e-8 off); so too before opset
+ * 16, whose LeakyRelu has no double form. */
+static oxp_status leaky(oxp_sctx *c, oxp_node *n, double a) {
+  oxp_value *x = oxp_sym_in(c, n, 0);
+  if (x && oxp_sym_dtype(x) == OXP_DT_DOUBLE &&
+      ((double)(float)a != a || oxp_sym_opset(c) < 16)) {
+    int dt = OXP_DT_DOUBLE;
+    oxp_value *pos = oxp_m_compare(c, "Greater", x, oxp_sym_const_scalar(c, 0, dt), dt);
+    oxp_value *neg = oxp_m_arith(c, "Mul", x, oxp_sym_const_scalar(c, a, dt), dt);
+    oxp_value *y = oxp_sym_op3(c, "Where", pos, x, neg);
+    oxp_sym_set_type(c, y, dt, -1, NULL);
+    return oxp_m_set_out(c, n, 0, y);
+  }
+  static const char *const names[] = {"alpha"};
+  return unary_attrs(c, n, "LeakyRelu", names, &a, 1);
+}
+
 /* leaky_relu(x, negative_slope) */
 oxp_status oxp_s_leaky_relu(oxp_sctx *c, oxp_node *n) {
   double a;
   if (!oxp_nn_float_arg(c, n, 1, 0.01, &a)) return oxp_sym_status(c);
-  static const char *const names[] = {"alpha"};
-  return unary_attrs(c, n, "LeakyRelu", names, &a, 1);
+  return leaky(c, n, a);
 }
 
 /* rrelu(x, lower, upper, training, generator): in eval the fixed slope
@@ -67,9 +85,7 @@ oxp_status oxp_s_rrelu(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_status(c);
   if (oxp_nn_training(c, train))
     return oxp_sym_unsupported(c, "rrelu in training mode");
-  double a = (lo + hi) / 2;
-  static const char *const names[] = {"alpha"};
-  return unary_attrs(c, n, "LeakyRelu", names, &a, 1);
+  return leaky(c, n, (lo + hi) / 2);
 }
 
 /* prelu(x, weight [C] or [1]): ONNX broadcasts the slope from the right,

@@ -70,7 +70,10 @@ static oxp_value *divide(oxp_sctx *c, oxp_value *a, oxp_value *b, char mode,
   oxp_value *q = oxp_sym_op2(c, "Div", a, b);
   oxp_sym_set_type(c, q, dt, -1, NULL);
   if (mode == 't') return oxp_m_trunc(c, q, dt);
-  if (mode == 'f') return oxp_sym_op1(c, "Floor", q);
+  /* Opset 9 has no Mod: Floor(Div), off where a / b rounds onto an
+   * integer or an operand is infinite. */
+  if (mode == 'f')
+    return oxp_sym_opset(c) >= 10 ? oxp_m_floor_div_float(c, a, b, dt) : oxp_sym_op1(c, "Floor", q);
   return q;
 }
 
@@ -166,9 +169,14 @@ static oxp_value *scale_value(oxp_sctx *c, oxp_node *n, int i, oxp_value *v,
   return oxp_m_arith(c, "Mul", v, oxp_sym_in_as(c, n, i, dt), dt);
 }
 
-/* addcmul / addcdiv(self, t1, t2, value) = self + value * (t1 op t2). */
+/* addcmul / addcdiv(self, t1, t2, value) = self + value * (t1 op t2), in
+ * the result type of all three tensors (an untyped scripted output: not
+ * of self and t1 alone). */
 static oxp_status addc(oxp_sctx *c, oxp_node *n, const char *op) {
-  int dt = oxp_m_out_dtype(c, n);
+  static const int three[3] = {0, 1, 2};
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt && !(dt = oxp_m_result_dtype_n(c, n, three, 3)))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: the result dtype is unknown", n->kind);
   oxp_value *s = oxp_sym_in_as(c, n, 0, dt), *a, *b;
   if (!s || !oxp_m_pair(c, n, 1, 2, dt, &a, &b)) return oxp_sym_status(c);
   oxp_value *t = oxp_m_arith(c, op, a, b, dt);
@@ -179,9 +187,12 @@ static oxp_status addc(oxp_sctx *c, oxp_node *n, const char *op) {
 oxp_status oxp_s_addcmul(oxp_sctx *c, oxp_node *n) { return addc(c, n, "Mul"); }
 oxp_status oxp_s_addcdiv(oxp_sctx *c, oxp_node *n) { return addc(c, n, "Div"); }
 
-/* lerp(self, end, weight), with torch's two-sided formula so results
- * match to the last bit: |w| < 0.5 ? self + w * (end - self)
- *                                  : end - (end - self) * (1 - w). */
+/* lerp(self, end, weight) as torch 1.13's kernel computes it: w < 0.5 ?
+ * fma(w, end - self, self) : fma(-(end - self), 1 - w, end), the test on w
+ * itself (not |w|: lerp(0, inf, -0.7) is -inf, the other side NaN). ONNX
+ * has no fused multiply-add; for float32 the product and sum are taken in
+ * double (the product is exact there), so only a rare double rounding
+ * can tell the result from torch's. */
 oxp_status oxp_s_lerp(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_m_out_dtype(c, n);
   oxp_value *s, *e, *w = NULL;
@@ -190,16 +201,20 @@ oxp_status oxp_s_lerp(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_status(c);
   double wk;
   bool known = oxp_sym_float(n, 2, &wk);
-  oxp_value *d = oxp_sym_op2(c, "Sub", e, s), *lo = NULL, *hi = NULL;
-  if (!known || fabs(wk) < 0.5)
-    lo = oxp_sym_op2(c, "Add", s, oxp_sym_op2(c, "Mul", w, d));
-  if (!known || !(fabs(wk) < 0.5))
-    hi = oxp_sym_op2(c, "Sub", e, oxp_sym_op2(c, "Mul", d,
-        oxp_sym_op2(c, "Sub", oxp_sym_const_scalar(c, 1, dt), w)));
-  if (known) return oxp_m_set_out(c, n, 0, lo ? lo : hi);
-  oxp_value *small = oxp_sym_op2(c, "Less", oxp_sym_op1(c, "Abs", w),
-                                 oxp_sym_const_scalar(c, 0.5, dt));
-  return oxp_m_set_out(c, n, 0, oxp_sym_op3(c, "Where", small, lo, hi));
+  int x = dt == OXP_DT_FLOAT ? OXP_DT_DOUBLE : dt;
+  oxp_value *d = oxp_m_arith(c, "Sub", e, s, dt), *lo = NULL, *hi = NULL;
+  if (!known || wk < 0.5)
+    lo = oxp_m_arith(c, "Add", oxp_m_to(c, s, x),
+                     oxp_m_arith(c, "Mul", oxp_m_to(c, w, x), oxp_m_to(c, d, x), x), x);
+  if (!known || !(wk < 0.5)) {
+    oxp_value *om = oxp_m_arith(c, "Sub", oxp_sym_const_scalar(c, 1, dt), w, dt);
+    hi = oxp_m_arith(c, "Sub", oxp_m_to(c, e, x),
+                     oxp_m_arith(c, "Mul", oxp_m_to(c, d, x), oxp_m_to(c, om, x), x), x);
+  }
+  oxp_value *y = lo && hi ? oxp_sym_op3(c, "Where",
+      oxp_m_compare(c, "Less", w, oxp_sym_const_scalar(c, 0.5, dt), dt), lo, hi) : lo ? lo : hi;
+  oxp_sym_set_type(c, y, x, -1, NULL);
+  return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, dt));
 }
 
 static oxp_status unary(oxp_sctx *c, oxp_node *n, const char *op) {

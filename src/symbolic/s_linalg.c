@@ -41,15 +41,47 @@ oxp_status oxp_s_baddbmm(oxp_sctx *c, oxp_node *n) {
 }
 
 /* einsum(equation, tensors, path). */
+/* The rank of einsum's result: its letters after "->", or without one the
+ * letters that occur once; -1 with an ellipsis. */
+static int einsum_rank(const char *eq) {
+  if (strstr(eq, "...")) return -1;
+  const char *arrow = strstr(eq, "->");
+  int r = 0;
+  if (arrow) {
+    for (const char *p = arrow + 2; *p; p++) r += (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+    return r;
+  }
+  int seen[128] = {0};
+  for (const char *p = eq; *p; p++)
+    if ((unsigned char)*p < 128) seen[(unsigned char)*p]++;
+  for (int ch = 0; ch < 128; ch++)
+    r += seen[ch] == 1 && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'));
+  return r;
+}
+
 oxp_status oxp_s_einsum(oxp_sctx *c, oxp_node *n) {
   const char *eq;
   oxp_value **v;
   int cnt;
   if (!oxp_sym_str(n, 0, &eq)) return oxp_sym_unsupported(c, "einsum with a runtime equation");
   if (!oxp_sym_in_list(c, n, 1, &v, &cnt)) return oxp_sym_status(c);
+  /* The result dtype: the declared one (operands cast to it), else the
+   * operands' common one; a scripted einsum of operands of unknown or
+   * different dtypes is an error, not a guess. */
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  for (int i = 0; !dt && i < cnt; i++) {
+    int d = oxp_sym_dtype(v[i]);
+    if (!d || (i > 0 && d != oxp_sym_dtype(v[0])))
+      return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "aten::einsum: the result dtype is unknown "
+                          "(operands of unknown or different dtypes)");
+    if (i == cnt - 1) dt = d;
+  }
+  for (int i = 0; dt && i < cnt; i++)
+    if (oxp_sym_dtype(v[i]) != dt && !(v[i] = oxp_sym_cast(c, v[i], dt))) return oxp_sym_status(c);
   oxp_node *e = oxp_sym_op(c, "Einsum", v, cnt, 1);
   if (!e) return oxp_sym_status(c);
   oxp_attr_set_s(e, "equation", eq);
+  oxp_sym_set_type(c, e->outputs[0], dt, einsum_rank(eq), NULL);
   return oxp_sym_set_out(c, n, 0, e->outputs[0]);
 }
 

@@ -49,7 +49,12 @@ static bool clip_inputs_ok(oxp_sctx *c, oxp_node *n, int dt, int lo, int hi) {
 
 /* clamp(x, lo, hi) with bounds at inputs lo and hi (-1: none). */
 static oxp_status clamp(oxp_sctx *c, oxp_node *n, int lo, int hi) {
-  int dt = oxp_m_out_dtype(c, n);
+  /* An untyped (scripted) result: torch's result type over x and both
+   * bounds (clamp(int32 0-d, int32 0-d, float32 [2]) is float32). */
+  int idx[3] = {0, present(n, lo) ? lo : -1, present(n, hi) ? hi : -1};
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt && !(dt = oxp_m_result_dtype_n(c, n, idx, 3)))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: the result dtype is unknown", n->kind);
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   if (!x) return oxp_sym_status(c);
   if (!present(n, lo) && !present(n, hi)) return oxp_m_set_out(c, n, 0, x);

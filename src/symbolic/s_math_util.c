@@ -90,9 +90,13 @@ static int priority(oxp_node *n, int i) {
 }
 
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
-  int r[3] = {0, 0, 0};
   int idx[2] = {i, j};
-  for (int k = 0; k < 2; k++) {
+  return oxp_m_result_dtype_n(c, n, idx, 2);
+}
+
+int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt) {
+  int r[3] = {0, 0, 0};
+  for (int k = 0; k < cnt; k++) {
     if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
     int dt = oxp_m_in_dtype(c, n, idx[k]);
     int p = priority(n, idx[k]);
@@ -219,6 +223,53 @@ oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
                   oxp_sym_op2(c, "Less", b, zero)));
   oxp_value *q1 = oxp_sym_op2(c, "Sub", q, oxp_sym_const_scalar(c, 1, w));
   oxp_value *y = oxp_sym_op3(c, "Where", fix, q1, q);
+  oxp_sym_set_type(c, y, w, -1, NULL);
+  return oxp_m_to(c, y, dt);
+}
+
+/* torch 1.13's div_floor for floats, step by step: b == 0 gives a / b;
+ * else m = fmod(a, b), d = (a - m) / b, one less where m is nonzero and
+ * its sign differs from b's, then floor(d) rounded up when d is more
+ * than half above it; a zero result has the sign of a / b. Floor(a / b)
+ * is not that where a / b rounds onto an integer (1.0 // 0.1 is 9) or
+ * an operand is infinite (inf // 2 is NaN). float16 computes in float32,
+ * as torch's scalar loop does (its vectorized loop rounds each step to
+ * float16: the two differ from quotients of 512 on). The sign is applied
+ * last as a factor of 1 or -1: onnxruntime's Floor and Where drop the
+ * sign of a -0.0 (see oxp_m_trunc). */
+oxp_value *oxp_m_floor_div_float(oxp_sctx *c, oxp_value *a, oxp_value *b,
+                                 int dt) {
+  int w = dt == OXP_DT_FLOAT16 || dt == OXP_DT_BFLOAT16 ? OXP_DT_FLOAT : dt;
+  a = oxp_m_to(c, a, w);
+  b = oxp_m_to(c, b, w);
+  oxp_value *zero = oxp_sym_const_scalar(c, 0, w), *one = oxp_sym_const_scalar(c, 1, w);
+  oxp_value *q = oxp_sym_op2(c, "Div", a, b);
+  oxp_sym_set_type(c, q, w, -1, NULL);
+  oxp_node *mn = oxp_sym_op(c, "Mod", (oxp_value *[]){a, b}, 2, 1);
+  if (!mn) return NULL;
+  oxp_attr_set_i(mn, "fmod", 1);
+  oxp_value *m = mn->outputs[0];
+  oxp_sym_set_type(c, m, w, -1, NULL);
+  oxp_value *d = oxp_m_arith(c, "Div", oxp_m_arith(c, "Sub", a, m, w), b, w);
+  oxp_value *fix = oxp_sym_op2(c, "And",
+      oxp_sym_op1(c, "Not", oxp_m_compare(c, "Equal", m, zero, w)),
+      oxp_sym_op2(c, "Xor", oxp_m_compare(c, "Less", b, zero, w),
+                  oxp_m_compare(c, "Less", m, zero, w)));
+  d = oxp_m_arith(c, "Sub", d, oxp_sym_cast(c, fix, w), w);
+  oxp_value *f = oxp_sym_op1(c, "Floor", d);
+  oxp_sym_set_type(c, f, w, -1, NULL);
+  oxp_value *up = oxp_m_compare(c, "Greater", oxp_m_arith(c, "Sub", d, f, w),
+                                oxp_sym_const_scalar(c, 0.5, w), w);
+  f = oxp_m_arith(c, "Add", f, oxp_sym_cast(c, up, w), w);
+  /* |result|, a / b where b is zero; its sign is a / b's sign bit. */
+  oxp_value *mag = oxp_sym_op1(c, "Abs", oxp_sym_op3(c, "Where",
+      oxp_m_compare(c, "Equal", b, zero, w), q, f));
+  oxp_sym_set_type(c, mag, w, -1, NULL);
+  oxp_value *inv = oxp_m_arith(c, "Div", one, q, w);
+  oxp_value *neg = oxp_sym_op2(c, "Or", oxp_m_compare(c, "Less", q, zero, w),
+                               oxp_m_compare(c, "Less", inv, zero, w));
+  oxp_value *y = oxp_sym_op2(c, "Mul", mag, oxp_sym_op3(c, "Where", neg,
+      oxp_sym_const_scalar(c, -1, w), one));
   oxp_sym_set_type(c, y, w, -1, NULL);
   return oxp_m_to(c, y, dt);
 }

@@ -20,6 +20,8 @@ int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i);
  * complex). 0 when a tensor operand's dtype is unknown; 0 after a located
  * error when torch refuses the dtypes (dtype_promote.c). */
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j);
+/* The same over cnt inputs idx[] (negative entries skipped). */
+int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt);
 /* torch.promote_types (dtype_promote.c); 0 after a located error when
  * torch refuses the pair or the result has no ONNX type. */
 int oxp_m_promote(oxp_sctx *c, int a, int b);
@@ -55,6 +57,10 @@ oxp_value *oxp_m_arith(oxp_sctx *c, const char *op, oxp_value *a,
 /* Integer floor division (Div truncates toward zero). */
 oxp_value *oxp_m_floor_div_int(oxp_sctx *c, oxp_value *a, oxp_value *b,
                                int dt);
+/* Floor division of floats a and b of dtype dt as torch 1.13 computes
+ * it (through fmod: exact where Floor(Div) rounds); needs Mod (opset 10). */
+oxp_value *oxp_m_floor_div_float(oxp_sctx *c, oxp_value *a, oxp_value *b,
+                                 int dt);
 /* trunc(v) for v of floating dtype dt: no Trunc op exists. */
 oxp_value *oxp_m_trunc(oxp_sctx *c, oxp_value *v, int dt);
 /* Elementwise Greater/Less ("Greater", "Less", "GreaterOrEqual",

@@ -271,6 +271,11 @@ static oxp_status layer_norm17(oxp_sctx *c, oxp_node *n, bool native) {
       !oxp_nn_float_arg(c, n, 4, 1e-5, &eps))
     return oxp_sym_status(c);
   int dt = oxp_nn_dtype(c, x);
+  /* LayerNormalization's epsilon is a float32 attribute (1e-5 becomes
+   * 9.99999975e-06): where eps outweighs the variance the result is 1e-8
+   * off torch's, which keeps double throughout; so double is written out,
+   * with eps a double constant. */
+  if (dt == OXP_DT_DOUBLE) return layer_norm9(c, n, native);
   oxp_value *w = oxp_sym_is_none(n, 2) ? NULL : oxp_sym_in_as(c, n, 2, dt);
   if (!w) {
     /* LayerNormalization requires a scale: ones shaped normalized_shape. */

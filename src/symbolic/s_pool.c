@@ -11,6 +11,9 @@ typedef struct {
   int64_t kernel[OXP_MAX_SPATIAL_DIMS], stride[OXP_MAX_SPATIAL_DIMS], dil[OXP_MAX_SPATIAL_DIMS];
   int64_t pad[2 * OXP_MAX_SPATIAL_DIMS]; /* begins, then ends */
   bool ceil;
+  /* ceil_mode on a dim known only at run time: floor mode over an end
+   * padding grown by stride - 1, then sliced to torch's size there. */
+  bool cut[OXP_MAX_SPATIAL_DIMS];
 } pool_geo;
 
 /* Geometry and (for ceil_mode) input sizes stay below this, so that the
@@ -35,6 +38,18 @@ static int64_t onnx_out(int64_t len, const pool_geo *g, int j, bool ceil) {
   return (ceil ? ceil_div(num, g->stride[j]) : num / g->stride[j]) + 1;
 }
 
+/* The least end padding of dim j whose floor-mode size reaches torch's
+ * ceil-mode size, at once (growing it by one would take up to a stride
+ * of turns): the numerator of onnx_out must reach w * s, or pass
+ * (w - 1) * s when w <= 0, as C division truncates. */
+static void grow_end_pad(pool_geo *g, int j, int64_t len) {
+  int64_t want = torch_out(len, g, j), w = want - 1, s = g->stride[j];
+  int64_t num = w >= 1 ? w * s : w * s - s + 1;
+  int64_t need = num - len - g->pad[j] + g->dil[j] * (g->kernel[j] - 1) + 1;
+  if (need > g->pad[g->k + j]) g->pad[g->k + j] = need;
+  while (onnx_out(len, g, j, false) < want) g->pad[g->k + j]++;
+}
+
 /* Resolves ceil_mode: native where ONNX computes torch's sizes, else by
  * extending the end padding so a floor-mode pool yields torch's sizes (pads
  * never win a MaxPool, and are not counted by an AveragePool without
@@ -47,7 +62,13 @@ static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
   int64_t len[OXP_MAX_SPATIAL_DIMS];
   for (int j = 0; j < g->k; j++) known &= (len[j] = oxp_nn_dim(x, 2 + j)) >= 0;
   if (!known) {
+    /* ceil_mode, then each dim where the sizes may differ cut to torch's
+     * size at run time: before opset 19 ONNX keeps a last window starting
+     * in the end padding (onnx's shape inference does; onnxruntime drops
+     * it), and onnxruntime keeps it at 21 although the spec drops it. */
     if (oxp_sym_opset(c) >= 10 && allow_native) {
+      for (int j = 0; j < g->k; j++)
+        g->cut[j] = len[j] < 0 || len[j] > GEO_MAX || torch_out(len[j], g, j) != onnx_out(len[j], g, j, true);
       *native = true;
       return true;
     }
@@ -74,18 +95,39 @@ static bool resolve_ceil(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
     *native = true;
     return true;
   }
-  for (int j = 0; j < g->k; j++) {
-    int64_t want = torch_out(len[j], g, j), w = want - 1, s = g->stride[j];
-    /* The least end padding whose floor-mode size reaches want, at once
-     * (growing it by one would take up to a stride of turns): the
-     * numerator of onnx_out must reach w * s, or pass (w - 1) * s when
-     * w <= 0, as C division truncates. */
-    int64_t num = w >= 1 ? w * s : w * s - s + 1;
-    int64_t need = num - len[j] - g->pad[j] + g->dil[j] * (g->kernel[j] - 1) + 1;
-    if (need > g->pad[g->k + j]) g->pad[g->k + j] = need;
-    while (onnx_out(len[j], g, j, false) < want) g->pad[g->k + j]++;
-  }
+  for (int j = 0; j < g->k; j++) grow_end_pad(g, j, len[j]);
   return true;
+}
+
+/* torch's ceil-mode size at run time along spatial dim j of x: a 1-element
+ * int64 (the numerator is not negative where torch accepts the input). */
+static oxp_value *torch_out_rt(oxp_sctx *c, oxp_value *x, const pool_geo *g, int j) {
+  static const int64_t zero = 0;
+  int64_t s = g->stride[j];
+  oxp_value *len = oxp_sym_unsqueeze(c, oxp_sym_size(c, x, 2 + j), &zero, 1);
+  int64_t off = 2 * g->pad[j] - g->dil[j] * (g->kernel[j] - 1) - 1 + s - 1, one = 1;
+  oxp_value *num = oxp_sym_op2(c, "Add", len, oxp_sym_const_i64s(c, &off, 1));
+  oxp_value *o = oxp_sym_op2(c, "Add", oxp_sym_op2(c, "Div", num, oxp_sym_const_i64s(c, &s, 1)),
+                             oxp_sym_const_i64s(c, &one, 1));
+  /* a last window starting at or past the input's end is dropped */
+  oxp_value *start = oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Sub", o, oxp_sym_const_i64s(c, &one, 1)),
+                                 oxp_sym_const_i64s(c, &s, 1));
+  oxp_value *lim = oxp_sym_op2(c, "Add", len, oxp_sym_const_i64s(c, &g->pad[j], 1));
+  oxp_value *drop = oxp_sym_op1(c, "Not", oxp_sym_op2(c, "Less", start, lim));
+  return oxp_sym_op2(c, "Sub", o, oxp_sym_cast(c, drop, OXP_DT_INT64));
+}
+
+/* y (a pool of x) sliced to torch's sizes along the dims marked cut. */
+static oxp_value *cut_windows(oxp_sctx *c, oxp_value *x, const pool_geo *g, oxp_value *y) {
+  for (int j = 0; j < g->k && y; j++) {
+    if (!g->cut[j]) continue;
+    int64_t z = 0, ax = 2 + j;
+    oxp_value *in[4] = {y, oxp_sym_const_i64s(c, &z, 1), torch_out_rt(c, x, g, j),
+                        oxp_sym_const_i64s(c, &ax, 1)};
+    oxp_node *sl = in[1] && in[2] && in[3] ? oxp_sym_op(c, "Slice", in, 4, 1) : NULL;
+    y = sl ? sl->outputs[0] : NULL;
+  }
+  return y;
 }
 
 /* count_include_pad with ceil_mode: torch divides a window overhanging the
@@ -129,6 +171,7 @@ static oxp_value *include_pad_factor(oxp_sctx *c, oxp_value *x,
 
 static bool read_geo(oxp_sctx *c, oxp_node *n, pool_geo *g, int i_dil,
                      int i_ceil) {
+  memset(g->cut, 0, sizeof g->cut);
   g->k = oxp_nn_name_dims(n, 2);
   if (!oxp_nn_spatial(c, n, 1, g->k, 1, g->kernel) ||
       !oxp_nn_spatial(c, n, 2, g->k, -1, g->stride) ||
@@ -185,9 +228,9 @@ static oxp_status emit_max_pool(oxp_sctx *c, oxp_node *n, oxp_value *x,
   oxp_attr_set_ints(p, "pads", g->pad, 2 * k);
   if (!oxp_nn_all_eq(g->dil, k, 1)) oxp_attr_set_ints(p, "dilations", g->dil, k);
   if (native_ceil) oxp_attr_set_i(p, "ceil_mode", 1);
-  oxp_status st = oxp_sym_set_out(c, n, 0, p->outputs[0]);
+  oxp_status st = oxp_sym_set_out(c, n, 0, cut_windows(c, x, g, p->outputs[0]));
   if (st || !want_idx) return st;
-  return oxp_sym_set_out(c, n, 1, plane_indices(c, x, p->outputs[1], k));
+  return oxp_sym_set_out(c, n, 1, cut_windows(c, x, g, plane_indices(c, x, p->outputs[1], k)));
 }
 
 /* A kernel larger than the padded input: torch gives an empty result
@@ -282,7 +325,7 @@ oxp_status oxp_s_avg_pool(oxp_sctx *c, oxp_node *n) {
   if (include && !oxp_nn_all_eq(g.pad, 2 * k, 0))
     oxp_attr_set_i(p, "count_include_pad", 1);
   if (native) oxp_attr_set_i(p, "ceil_mode", 1);
-  oxp_value *y = p->outputs[0];
+  oxp_value *y = cut_windows(c, x, &g, p->outputs[0]);
   if (fix && grown) y = oxp_sym_op2(c, "Mul", y, include_pad_factor(c, x, &g, pad0));
   if (divisor) {
     double vol = 1;
@@ -320,6 +363,7 @@ static bool adaptive_geo(oxp_sctx *c, oxp_node *n, oxp_value *x, pool_geo *g,
   int64_t out[OXP_MAX_SPATIAL_DIMS];
   int cnt;
   memset(g, 0, sizeof *g);
+  memset(g->cut, 0, sizeof g->cut);
   g->k = oxp_nn_name_dims(n, 2);
   if (!output_sizes(c, n, out, &cnt)) return false;
   *global = true;

@@ -162,7 +162,9 @@ oxp_status oxp_s_cat(oxp_sctx *c, oxp_node *n) {
   int64_t dim;
   if (!oxp_sym_in_list(c, n, 0, &vals, &cnt) || !oxp_sym_need_int(c, n, 1, &dim))
     return oxp_sym_status(c);
+  /* An untyped (scripted) result: the elements' promoted dtype. */
   int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt) dt = oxp_sx_list_dtype(vals, cnt);
   int r = -1;
   for (int i = 0; i < cnt; i++) {
     if (oxp_sym_rank(vals[i]) >= 0) r = oxp_sym_rank(vals[i]);

@@ -160,8 +160,26 @@ oxp_status oxp_s_flip(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_sym_slice(c, x, axes, st, en, sp, k));
 }
 
+/* The split point of roll by s along an axis of run-time size L: L - s mod L
+ * for s >= 0, |s| mod L for s < 0 (a 1-element int64). The mod only ever sees
+ * non-negative operands, so ONNX's Div needs no rounding convention; an empty
+ * axis divides by 1 instead of 0. */
+static oxp_value *roll_split_point(oxp_sctx *c, oxp_value *x, int64_t ax, int64_t s) {
+  static const int64_t zero = 0;
+  oxp_value *len = oxp_sym_unsqueeze(c, oxp_sym_size(c, x, ax), &zero, 1);
+  oxp_value *z = oxp_sym_const_i64s(c, &zero, 1);
+  oxp_value *m = oxp_sym_op2(c, "Add", len, oxp_sym_cast(c, oxp_sym_op2(c, "Equal", len, z), OXP_DT_INT64));
+  /* |INT64_MIN| is not an int64; any shift that large is beyond every axis. */
+  int64_t a = s == INT64_MIN ? INT64_MAX : s < 0 ? -s : s;
+  oxp_value *av = oxp_sym_const_i64s(c, &a, 1);
+  oxp_value *t = oxp_sym_op2(c, "Sub", av, oxp_sym_op2(c, "Mul", oxp_sym_op2(c, "Div", av, m), m));
+  return s < 0 ? t : oxp_sym_op2(c, "Sub", len, t);
+}
+
 /* roll(x, shifts, dims): per dim, the last s elements then the rest. With
- * a static dim s is reduced mod its size; dims empty rolls the flat x. */
+ * a static dim s is reduced mod its size; with a dim known only at run
+ * time the split point is computed there (a shift as large as the axis
+ * must wrap, not clamp); dims empty rolls the flat x. */
 oxp_status oxp_s_roll(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   int64_t *sh, *dims;
@@ -173,7 +191,12 @@ oxp_status oxp_s_roll(oxp_sctx *c, oxp_node *n) {
   if (kd == 0) {
     x = oxp_sx_reshape(c, x, &flat, 1);
     if (!x) return oxp_sym_status(c);
-    oxp_sym_set_type(c, x, oxp_sym_dtype(orig), 1, NULL);
+    /* The flat size stays static when x's dims are (the shift wraps at export). */
+    int64_t d[OXP_MAX_STATIC_RANK], numel = 1;
+    int r0;
+    bool known = oxp_sx_dims(orig, d, &r0);
+    for (int i = 0; known && i < r0; i++) numel *= d[i];
+    oxp_sym_set_type(c, x, oxp_sym_dtype(orig), 1, known ? &numel : NULL);
     dims = (int64_t *)&zero;
     kd = 1;
   }
@@ -185,9 +208,22 @@ oxp_status oxp_s_roll(oxp_sctx *c, oxp_node *n) {
     int64_t s = sh[i], size = oxp_sx_dim(x, (int)ax);
     if (size > 0) s = ((s % size) + size) % size;
     if (s == 0) continue;
-    int64_t a0 = -s, a1 = INT64_MAX, b0 = 0, b1 = -s;
-    oxp_value *parts[2] = {oxp_sym_slice(c, x, &ax, &a0, &a1, NULL, 1),
-                           oxp_sym_slice(c, x, &ax, &b0, &b1, NULL, 1)};
+    oxp_value *parts[2];
+    if (size < 0) {
+      if (oxp_sym_opset(c) < 10)
+        return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                            "aten::roll along a dim whose size is known only at run time is not "
+                            "supported at opset %d (supported from opset 10)", oxp_sym_opset(c));
+      static const int64_t lo = 0, hi = INT64_MAX;
+      oxp_value *p = roll_split_point(c, x, ax, s);
+      oxp_value *v0 = oxp_sym_const_i64s(c, &lo, 1), *v1 = oxp_sym_const_i64s(c, &hi, 1);
+      parts[0] = p && v1 ? oxp_sx_slice_dyn(c, x, p, v1, ax, 1) : NULL;
+      parts[1] = p && v0 ? oxp_sx_slice_dyn(c, x, v0, p, ax, 1) : NULL;
+    } else {
+      int64_t a0 = -s, a1 = INT64_MAX, b0 = 0, b1 = -s;
+      parts[0] = oxp_sym_slice(c, x, &ax, &a0, &a1, NULL, 1);
+      parts[1] = oxp_sym_slice(c, x, &ax, &b0, &b1, NULL, 1);
+    }
     oxp_value *y = oxp_sx_concat(c, parts, 2, ax);
     if (!y) return oxp_sym_status(c); /* out of memory */
     oxp_sym_set_type(c, y, oxp_sym_dtype(x), r, x->type ? x->type->dims : NULL);

@@ -189,3 +189,14 @@ oxp_value *oxp_sx_shape_with(oxp_sctx *c, oxp_value *x, int axis,
   oxp_sym_set_type(c, s, OXP_DT_INT64, 1, (int64_t[]){r});
   return s;
 }
+
+int oxp_sx_list_dtype(oxp_value *const *v, int cnt) {
+  int dt = 0;
+  for (int i = 0; i < cnt; i++) {
+    int d = v[i] ? oxp_sym_dtype(v[i]) : 0;
+    if (!d) return 0;
+    dt = i ? oxp_promote_types(dt, d) : d;
+    if (dt == OXP_DT_REFUSED) return 0;
+  }
+  return dt;
+}

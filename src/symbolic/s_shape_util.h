@@ -43,6 +43,9 @@ oxp_status oxp_sx_set_list(oxp_sctx *c, oxp_node *n, int i, oxp_value **vals,
 /* The number of elements the Tensor[] output i of n is unpacked into
  * (from its prim::ListUnpack), or -1. */
 int oxp_sx_list_len(oxp_node *n, int i);
+/* torch's promoted dtype of tensors of equal standing (cat, stack), or 0
+ * when one dtype is unknown or torch refuses the pair. */
+int oxp_sx_list_dtype(oxp_value *const *v, int cnt);
 /* dtype argument i (a ScalarType int or None): OXP_DT_*, or fallback. */
 int oxp_sx_dtype_arg(oxp_node *n, int i, int fallback);
 /* Normalized axis argument i against rank r, recording an error when it

@@ -167,7 +167,9 @@ oxp_status oxp_s_stack(oxp_sctx *c, oxp_node *n) {
     if (r < 0) return oxp_sym_unsupported(c, "stack along a negative dim of unknown rank");
     dim += r + 1;
   }
+  /* An untyped (scripted) result: the elements' promoted dtype. */
   int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt) dt = oxp_sx_list_dtype(v, cnt);
   oxp_value **u = oxp_alloc(oxp_sym_arena(c), sizeof *u * (size_t)(cnt + 1));
   if (!u) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
   for (int i = 0; i < cnt; i++) {

@@ -260,17 +260,17 @@ static bool r_masked_fill(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
-/* clamp(x, min, max): x's dtype when the bounds do not widen it */
+/* clamp(x, min, max): torch's result type over x and the bounds present
+ * (a float64 tensor bound widens a float32 x; a 0-d one does not) */
 static bool r_clamp(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
-  int dt = x.dtype;
-  for (int i = 1; i < n->ninputs && dt; i++) {
-    if (is_none(n, i)) continue;
-    const oxp_type *t = n->inputs[i]->type;
-    if (!oxp_dtype_is_float(dt) && (!t || t->kind != OXP_T_INT)) dt = 0;
-  }
-  shape_like(out, &x, dt);
+  oxp_operand ops[3];
+  int cnt = 0;
+  bool ok = true;
+  for (int i = 0; i < n->ninputs && i < 3 && ok; i++)
+    if (i == 0 || !is_none(n, i)) ok = oxp_operand_of(n->inputs[i], &ops[cnt++]);
+  shape_like(out, &x, ok ? oxp_result_type(ops, cnt) : 0);
   return true;
 }
 
@@ -774,6 +774,14 @@ static bool r_dtype_only(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
+/* dot/vdot of two 1-d tensors: a 0-d result (its rank decides how it
+ * promotes with other operands), of their common dtype. */
+static bool r_dot(const oxp_node *n, oxp_shape *out) {
+  oxp_shape_unknown(out, in_dt(n, 0) == in_dt(n, 1) ? in_dt(n, 0) : 0);
+  set_rank(out, 0);
+  return true;
+}
+
 static bool r_nonzero(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
@@ -865,8 +873,8 @@ static bool r_cat(const oxp_node *n, oxp_shape *out) {
   bool stack = oxp_kind_is(n, "aten::stack");
   int64_t d = 0;
   bool kd = cint(n, 1, &d);
-  /* cat promotes its operands */
-  if (!stack && !oxp_jit_list_mutated(l) && k->ninputs > 0 && k->ninputs <= 64) {
+  /* cat and stack promote their operands */
+  if (!oxp_jit_list_mutated(l) && k->ninputs > 0 && k->ninputs <= 64) {
     oxp_operand ops[64];
     bool ok = true;
     for (int i = 0; i < k->ninputs && ok; i++) ok = oxp_operand_of(k->inputs[i], &ops[i]);
@@ -1106,7 +1114,7 @@ static const struct {
     {"aten::pixel_shuffle", r_keep_rank}, {"aten::pixel_unshuffle", r_keep_rank},
     {"aten::index_select", r_keep_rank}, {"aten::gather", r_gather},
     {"aten::index", r_dtype_only}, {"aten::masked_select", r_dtype_only},
-    {"aten::einsum", r_dtype_only}, {"aten::embedding", r_embedding},
+    {"aten::einsum", r_dtype_only}, {"aten::dot", r_dot}, {"aten::vdot", r_dot}, {"aten::embedding", r_embedding},
     {"aten::nonzero", r_nonzero}, {"aten::sort", r_values_indices},
     {"aten::topk", r_values_indices}, {"aten::kthvalue", r_values_indices},
     {"aten::argsort", r_i64_same},

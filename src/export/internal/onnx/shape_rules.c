@@ -421,6 +421,16 @@ static oxp_status r_slice(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
     ks = n->ninputs > 4 && n->inputs[4] ? input_ints(c, n, 4, sp) : -2;
     if (ka == -1 || ks == -1) k = -1;
   }
+  /* Bounds known only at run time along constant axes: the other dims stay
+   * (a roll along a dynamic axis slices this way). */
+  if ((k < 0 || ke < 0) && ka > 0 && (ks < 0 || ks == ka)) {
+    out[0] = x;
+    for (int i = 0; i < ka; i++) {
+      if (!norm_axis(&ax[i], x.rank)) return oxp_shape_unknown(&out[0], x.dtype), OXP_OK;
+      set_dim(&out[0], (int)ax[i], -1, NULL);
+    }
+    return OXP_OK;
+  }
   if (ka < 0)
     for (int i = 0; i < k; i++) ax[i] = i;
   if (ks < 0)
@@ -693,7 +703,7 @@ static oxp_status r_argmax(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
 
 /* Spatial output dims of Conv/MaxPool/AveragePool from input x. */
 static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
-                    int k, bool ceil_mode, oxp_shape *o) {
+                    int k, bool ceil_mode, bool drop_last, oxp_shape *o) {
   int64_t strides[MAXR], pads[2 * MAXR], dil[MAXR];
   if (attr_ints(n, "strides", strides) != k)
     for (int i = 0; i < k; i++) strides[i] = 1;
@@ -728,9 +738,10 @@ static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
       else if (span < 0) r = 0;
       else r = dadd(ceil_mode ? ddiv(dsub(dadd(span, strides[i]), 1), strides[i])
                               : ddiv(span, strides[i]), 1);
-      /* ceil mode: the last window must start inside the padded input */
+      /* ceil mode from opset 19: the last window must start inside the
+       * input or its begin padding (before 19 ONNX keeps it) */
       int64_t last = dmul(dsub(r, 1), strides[i]), end = dadd(in, pads[i]);
-      if (ceil_mode && r != DIM_OVER && last != DIM_OVER && end != DIM_OVER &&
+      if (ceil_mode && drop_last && r != DIM_OVER && last != DIM_OVER && end != DIM_OVER &&
           last >= end)
         r--;
     }
@@ -757,7 +768,7 @@ static oxp_status r_conv(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
       kern[i] = w.d[i + 2];
     }
   }
-  if (x.rank == r) spatial(n, &x, kern, k, false, &out[0]);
+  if (x.rank == r) spatial(n, &x, kern, k, false, false, &out[0]);
   return OXP_OK;
 }
 
@@ -809,7 +820,7 @@ static oxp_status r_pool(oxp_sictx *c, oxp_node *n, oxp_shape *out) {
   int k = attr_ints(n, "kernel_shape", kern);
   if (x.rank < 3 || k != x.rank - 2) return OXP_OK;
   out[0] = x;
-  spatial(n, &x, kern, k, attr_i(n, "ceil_mode", 0) != 0, &out[0]);
+  spatial(n, &x, kern, k, attr_i(n, "ceil_mode", 0) != 0, oxp_si_opset(c) >= 19, &out[0]);
   if (n->noutputs > 1) out[1] = out[0], out[1].dtype = OXP_DT_INT64;
   return OXP_OK;
 }
