@@ -82,11 +82,17 @@ int oxp_m_in_dtype(oxp_sctx *c, oxp_node *n, int i) {
   return value_dtype(oxp_sym_in(c, n, i), 0);
 }
 
-/* 0: dimensioned tensor, 1: 0-d tensor, 2: Python scalar. */
-static int priority(oxp_node *n, int i) {
+/* 0: dimensioned tensor, 1: 0-d tensor, 2: Python scalar; -1: a tensor
+ * of unknown rank (scripted graphs), which may be either of the first two. */
+static int priority(oxp_sctx *c, oxp_node *n, int i) {
   const oxp_type *t = oxp_sym_in_type(n, i);
-  if (!t || t->kind == OXP_T_TENSOR) return t && t->rank == 0 ? 1 : 0;
-  return 2;
+  if (t && t->kind != OXP_T_TENSOR) return 2;
+  int rank = t ? t->rank : -1;
+  if (rank < 0) { /* the lowered value may know it */
+    const oxp_value *v = oxp_sym_in(c, n, i);
+    if (v && v->type && v->type->kind == OXP_T_TENSOR) rank = v->type->rank;
+  }
+  return rank < 0 ? -1 : rank == 0 ? 1 : 0;
 }
 
 int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
@@ -94,25 +100,53 @@ int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
   return oxp_m_result_dtype_n(c, n, idx, 2);
 }
 
-int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt) {
+/* torch.result_type over operands of known dtype and priority class. */
+static int result_of(oxp_sctx *c, const int *dts, const int *pri, int m) {
   int r[3] = {0, 0, 0};
-  for (int k = 0; k < cnt; k++) {
-    if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
-    int dt = oxp_m_in_dtype(c, n, idx[k]);
-    int p = priority(n, idx[k]);
-    /* A tensor of unknown dtype: guessing from the other operand would
-     * cast it wrongly; leave the types as they are. */
-    if (!dt && p < 2) return 0;
-    /* Python floats are the default dtype, not double. */
-    if (p == 2 && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
-    int pr = oxp_promote_types(r[p], dt);
-    if (pr == OXP_DT_REFUSED) return refused(c, r[p], dt);
-    r[p] = pr;
+  for (int k = 0; k < m; k++) {
+    int pr = oxp_promote_types(r[pri[k]], dts[k]);
+    if (pr == OXP_DT_REFUSED) return refused(c, r[pri[k]], dts[k]);
+    r[pri[k]] = pr;
   }
   int lower = oxp_combine_categories(r[1], r[2]);
   if (lower == OXP_DT_REFUSED) return refused(c, r[1], r[2]);
   int dt = oxp_combine_categories(r[0], lower);
   return dt == OXP_DT_REFUSED ? refused(c, r[0], lower) : dt;
+}
+
+int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt) {
+  enum { MAXOPS = 8 };
+  int dts[MAXOPS], pri[MAXOPS], unknown[MAXOPS], m = 0, nu = 0;
+  for (int k = 0; k < cnt; k++) {
+    if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
+    if (m == MAXOPS) return 0;
+    int dt = oxp_m_in_dtype(c, n, idx[k]);
+    int p = priority(c, n, idx[k]);
+    /* A tensor of unknown dtype: guessing from the other operand would
+     * cast it wrongly; leave the types as they are. */
+    if (!dt && p < 2) return 0;
+    /* Python floats are the default dtype, not double. */
+    if (p == 2 && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
+    if (p < 0) unknown[nu++] = m;
+    dts[m] = dt, pri[m++] = p;
+  }
+  /* A tensor of unknown rank counts as dimensioned or as 0-d: the result
+   * must be the same either way, or it is a named error, never a guess. */
+  int dt = -1;
+  for (int mask = 0; mask < 1 << nu; mask++) {
+    for (int j = 0; j < nu; j++) pri[unknown[j]] = (mask >> j) & 1 ? 1 : 0;
+    int r = result_of(c, dts, pri, m);
+    if (!r) return 0;
+    if (dt >= 0 && r != dt) {
+      oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                   "%s: the result dtype depends on whether an operand of unknown rank is 0-d "
+                   "(%s or %s); give the value a shape",
+                   n->kind, oxp_dtype_name(dt), oxp_dtype_name(r));
+      return 0;
+    }
+    dt = r;
+  }
+  return dt < 0 ? 0 : dt;
 }
 
 int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n) {

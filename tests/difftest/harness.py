@@ -340,7 +340,6 @@ def make_forms(prog, r, tag, want=("trace", "script", "dynamic"), fixed=None):
             if base in want:
                 forms.append(f)
             continue
-        graphs[base] = (g, params, mod)
         # A scripted module is compared with itself: TorchScript is not
         # always eager (it makes tensor(0.001, dtype=float64) through
         # float32), and the export must be faithful to the model it reads.
@@ -353,6 +352,7 @@ def make_forms(prog, r, tag, want=("trace", "script", "dynamic"), fixed=None):
                 if base in want:
                     forms.append(f)
                 continue
+        graphs[base] = (g, params, mod)  # only a graph that runs serves the dynamic form
         fill_form(f, prog, g, params, mod, [list(args)], [sref], [tols])
         if base in want:
             forms.append(f)
@@ -419,9 +419,18 @@ def dynamic_form(prog, r, model, args, ref, tols, graphs, fixed=None):
                         continue  # the trace baked the size in
             except Exception:  # noqa: BLE001
                 continue
+        refs = [ref, ref2]
+        if base == "script":
+            # compared with the scripted module itself, as the script form
+            # is: TorchScript may differ from eager (`v |= x` on a view
+            # rebinds v and writes nothing)
+            try:
+                refs = [eager(mod, args), eager(mod, args2)]
+            except Exception:  # noqa: BLE001
+                continue
         f.base = base
         f.choice = (n, n2, base)
-        fill_form(f, prog, g, params, mod, [list(args), args2], [ref, ref2], [tols, tols2])
+        fill_form(f, prog, g, params, mod, [list(args), args2], refs, [tols, tols2])
         f.dyn = [(nm, ax) for nm, (_, t) in zip(f.user_names, prog.inputs) for ax, d in enumerate(t.shape) if d == n]
         return f
     f.na = "dynamic: the trace bakes size %d in and there is no scripted graph" % n
