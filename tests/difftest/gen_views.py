@@ -307,8 +307,8 @@ def new_write(g, target=None, loopvar=None):
             ins = [g.new_input(g.bshape(list(t.shape)), t.dtype)]
         op = str(r.choice(["&=", "|="]))
         return W("{0} %s {1}" % op, [target] + ins, "__iand__" if op == "&=" else "__ior__", cost=0)
-    if u == 17 and nd:
-        text, ins = _src_for(g, t[..., 0] if nd else t)
+    if u == 17 and nd and t.shape[-1] > 0:  # [..., 0] of an empty last dim does not exist
+        text, ins = _src_for(g, t[..., 0])
         if text is not None:
             return W("{0}[..., 0] = %s" % text, [target], "setitem")
         return W("{0}[..., 0] = {1}", [target] + ins, "setitem")
