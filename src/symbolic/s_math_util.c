@@ -100,53 +100,31 @@ int oxp_m_result_dtype(oxp_sctx *c, oxp_node *n, int i, int j) {
   return oxp_m_result_dtype_n(c, n, idx, 2);
 }
 
-/* torch.result_type over operands of known dtype and priority class. */
-static int result_of(oxp_sctx *c, const int *dts, const int *pri, int m) {
-  int r[3] = {0, 0, 0};
-  for (int k = 0; k < m; k++) {
-    int pr = oxp_promote_types(r[pri[k]], dts[k]);
-    if (pr == OXP_DT_REFUSED) return refused(c, r[pri[k]], dts[k]);
-    r[pri[k]] = pr;
-  }
-  int lower = oxp_combine_categories(r[1], r[2]);
-  if (lower == OXP_DT_REFUSED) return refused(c, r[1], r[2]);
-  int dt = oxp_combine_categories(r[0], lower);
-  return dt == OXP_DT_REFUSED ? refused(c, r[0], lower) : dt;
-}
-
 int oxp_m_result_dtype_n(oxp_sctx *c, oxp_node *n, const int *idx, int cnt) {
   enum { MAXOPS = 8 };
-  int dts[MAXOPS], pri[MAXOPS], unknown[MAXOPS], m = 0, nu = 0;
+  oxp_operand ops[MAXOPS];
+  int m = 0;
   for (int k = 0; k < cnt; k++) {
     if (idx[k] < 0 || oxp_sym_is_none(n, idx[k])) continue;
     if (m == MAXOPS) return 0;
-    int dt = oxp_m_in_dtype(c, n, idx[k]);
     int p = priority(c, n, idx[k]);
+    ops[m] = (oxp_operand){.dtype = oxp_m_in_dtype(c, n, idx[k]), .zero_dim = p == 1,
+                           .scalar = p == 2, .unranked = p < 0};
     /* A tensor of unknown dtype: guessing from the other operand would
      * cast it wrongly; leave the types as they are. */
-    if (!dt && p < 2) return 0;
-    /* Python floats are the default dtype, not double. */
-    if (p == 2 && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
-    if (p < 0) unknown[nu++] = m;
-    dts[m] = dt, pri[m++] = p;
+    if (!ops[m++].dtype) return 0;
   }
-  /* A tensor of unknown rank counts as dimensioned or as 0-d: the result
-   * must be the same either way, or it is a named error, never a guess. */
-  int dt = -1;
-  for (int mask = 0; mask < 1 << nu; mask++) {
-    for (int j = 0; j < nu; j++) pri[unknown[j]] = (mask >> j) & 1 ? 1 : 0;
-    int r = result_of(c, dts, pri, m);
-    if (!r) return 0;
-    if (dt >= 0 && r != dt) {
-      oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-                   "%s: the result dtype depends on whether an operand of unknown rank is 0-d "
-                   "(%s or %s); give the value a shape",
-                   n->kind, oxp_dtype_name(dt), oxp_dtype_name(r));
-      return 0;
-    }
-    dt = r;
+  int pair[2];
+  int dt = oxp_result_type_why(ops, m, pair);
+  if (dt == OXP_DT_REFUSED) return refused(c, pair[0], pair[1]);
+  if (dt == OXP_DT_AMBIGUOUS) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                 "%s: the result dtype depends on whether an operand of unknown rank is 0-d "
+                 "(%s or %s); give the value a shape",
+                 n->kind, oxp_dtype_name(pair[0]), oxp_dtype_name(pair[1]));
+    return 0;
   }
-  return dt < 0 ? 0 : dt;
+  return dt;
 }
 
 int oxp_m_out_dtype(oxp_sctx *c, oxp_node *n) {

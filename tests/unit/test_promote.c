@@ -88,12 +88,46 @@ START_TEST(unknown_operand_leaves_the_other) {
 }
 END_TEST
 
+/* result_type over operands: classes, Python floats, unknown ranks. */
+START_TEST(result_type_of_operands) {
+  int pair[2];
+  const oxp_operand f16 = {.dtype = OXP_DT_FLOAT16}, f32_0d = {.dtype = OXP_DT_FLOAT, .zero_dim = true},
+                    i64_0d = {.dtype = OXP_DT_INT64, .zero_dim = true},
+                    pyfloat = {.dtype = OXP_DT_DOUBLE, .scalar = true},
+                    i32 = {.dtype = OXP_DT_INT32};
+  /* a float16 tensor with a 0-d float32 tensor and an int64 one: float16 */
+  oxp_operand a[3] = {i64_0d, f16, f32_0d};
+  ck_assert_int_eq(oxp_result_type_why(a, 3, pair), OXP_DT_FLOAT16);
+  /* int32 tensor + a Python float: the default dtype, not double */
+  oxp_operand b[2] = {i32, pyfloat};
+  ck_assert_int_eq(oxp_result_type_why(b, 2, pair), OXP_DT_FLOAT);
+  /* the float16 operand's rank unknown: float16 if it has dims, float32
+   * if it is 0-d (difftest ops seed 1 #393, addcmul on a scripted take) */
+  a[1].unranked = true;
+  ck_assert_int_eq(oxp_result_type_why(a, 3, pair), OXP_DT_AMBIGUOUS);
+  ck_assert(pair[0] != pair[1]);
+  ck_assert(pair[0] == OXP_DT_FLOAT16 || pair[0] == OXP_DT_FLOAT);
+  ck_assert(pair[1] == OXP_DT_FLOAT16 || pair[1] == OXP_DT_FLOAT);
+  /* an unknown rank that cannot matter: the same answer both ways */
+  oxp_operand c[2] = {{.dtype = OXP_DT_FLOAT, .unranked = true}, i64_0d};
+  ck_assert_int_eq(oxp_result_type_why(c, 2, pair), OXP_DT_FLOAT);
+  /* an unknown dtype: unknown */
+  oxp_operand d[2] = {{.dtype = 0}, f16};
+  ck_assert_int_eq(oxp_result_type_why(d, 2, NULL), 0);
+  /* a refused pair names both dtypes */
+  oxp_operand e[2] = {{.dtype = OXP_DT_UINT32}, i32};
+  ck_assert_int_eq(oxp_result_type_why(e, 2, pair), OXP_DT_REFUSED);
+  ck_assert_int_eq(pair[0] + pair[1], OXP_DT_UINT32 + OXP_DT_INT32);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("promote");
   TCase *t = tcase_create("pairs");
   tcase_add_test(t, promote_types_matches_torch_on_every_pair);
   tcase_add_test(t, combine_categories_matches_torch_result_type);
   tcase_add_test(t, unknown_operand_leaves_the_other);
+  tcase_add_test(t, result_type_of_operands);
   suite_add_tcase(s, t);
   return s;
 }

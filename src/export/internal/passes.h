@@ -136,15 +136,8 @@ oxp_status oxp_jit_infer_types(oxp_graph *g, const oxp_options *o, oxp_diag *d);
 oxp_status oxp_jit_peephole_size(oxp_graph *g, const oxp_options *o,
                                  oxp_diag *d);
 oxp_status oxp_type_promotion(oxp_graph *g, oxp_diag *d);
-/* torch.result_type over operands (dtype, is a 0-d tensor, is a Python
- * scalar); 0 when an operand dtype is unknown. */
-typedef struct {
-  int dtype;
-  bool zero_dim; /* 0-d tensor */
-  bool scalar;   /* Python number (int/float/bool value) */
-  bool unranked; /* a tensor of unknown rank: 0-d or not, the result must
-                    be the same both ways, else it is unknown (0) */
-} oxp_operand;
+/* oxp_result_type_why with every failure as 0 (unknown): type inference
+ * leaves the value untyped and lowering names the error. */
 int oxp_result_type(const oxp_operand *ops, int n);
 /* v as an operand of result_type: false when v is no tensor or number. */
 bool oxp_operand_of(const oxp_value *v, oxp_operand *o);

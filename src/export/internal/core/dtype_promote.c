@@ -141,3 +141,49 @@ const char *oxp_promote_why(int a, int b, char *buf, size_t n) {
     snprintf(buf, n, "%s with %s has no promoted type", an, bn);
   return buf;
 }
+
+/* Promotion within each priority class (dimensioned tensors, 0-d tensors,
+ * Python scalars), then c10's combination from the highest class down. */
+static int result_type(const oxp_operand *ops, int n, int pair[2]) {
+  int r[3] = {0, 0, 0};
+  for (int i = 0; i < n; i++) {
+    int dt = ops[i].dtype;
+    if (!dt) return 0;
+    /* A Python float counts as the default dtype. */
+    if (ops[i].scalar && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
+    int c = ops[i].scalar ? 2 : ops[i].zero_dim ? 1 : 0;
+    int p = oxp_promote_types(r[c], dt);
+    if (p == OXP_DT_REFUSED) return pair[0] = r[c], pair[1] = dt, p;
+    r[c] = p;
+  }
+  int lower = oxp_combine_categories(r[1], r[2]);
+  if (lower == OXP_DT_REFUSED) return pair[0] = r[1], pair[1] = r[2], lower;
+  int dt = oxp_combine_categories(r[0], lower);
+  if (dt == OXP_DT_REFUSED) pair[0] = r[0], pair[1] = lower;
+  return dt;
+}
+
+int oxp_result_type_why(const oxp_operand *ops, int n, int pair[2]) {
+  enum { MAXOPS = 64, MAXUNRANKED = 4 };
+  int spare[2], unranked[MAXUNRANKED], k = 0;
+  if (!pair) pair = spare;
+  for (int i = 0; i < n; i++)
+    if (ops[i].unranked && !ops[i].scalar) {
+      if (k == MAXUNRANKED) return 0;
+      unranked[k++] = i;
+    }
+  if (!k) return result_type(ops, n, pair);
+  if (n > MAXOPS) return 0;
+  /* Each unranked tensor as 0-d and as dimensioned. */
+  oxp_operand tmp[MAXOPS];
+  for (int i = 0; i < n; i++) tmp[i] = ops[i];
+  int dt = 0;
+  for (int m = 0; m < 1 << k; m++) {
+    for (int j = 0; j < k; j++) tmp[unranked[j]].zero_dim = (m >> j) & 1;
+    int r = result_type(tmp, n, pair);
+    if (r <= 0) return r;
+    if (m && r != dt) return pair[0] = dt, pair[1] = r, OXP_DT_AMBIGUOUS;
+    dt = r;
+  }
+  return dt;
+}

@@ -174,6 +174,21 @@ int oxp_promote_types(int a, int b);
  * REFUSED operand gives REFUSED. */
 int oxp_combine_categories(int higher, int lower);
 const char *oxp_promote_why(int a, int b, char *buf, size_t n);
+/* One operand of torch.result_type. */
+typedef struct {
+  int dtype;     /* 0: unknown */
+  bool zero_dim; /* 0-d tensor */
+  bool scalar;   /* Python number (int/float/bool value) */
+  bool unranked; /* a tensor of unknown rank: 0-d or not, the result must
+                    be the same both ways */
+} oxp_operand;
+/* OXP_DT_AMBIGUOUS: the result depends on whether an unranked operand is
+ * 0-d (pair: the two results). */
+enum { OXP_DT_AMBIGUOUS = -2 };
+/* torch.result_type over ops: the dtype; 0 when an operand's dtype is
+ * unknown; OXP_DT_REFUSED (pair: the refused dtypes, for oxp_promote_why)
+ * or OXP_DT_AMBIGUOUS. pair may be NULL. */
+int oxp_result_type_why(const oxp_operand *ops, int n, int pair[2]);
 
 /* ---- types --------------------------------------------------------------- */
 

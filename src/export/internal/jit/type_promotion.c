@@ -9,47 +9,15 @@
  * dimensioned tensors > 0-d tensors > Python scalars, and a lower class
  * only matters when it is of a higher category (bool < int < float):
  * int32 tensor + 5 stays int32, int32 tensor + 2.5 is float32, a float16
- * tensor + a 0-d float32 tensor stays float16. The promotion rules
- * themselves are dtype_promote.c's. */
+ * tensor + a 0-d float32 tensor stays float16. The rules, and
+ * result_type itself, are dtype_promote.c's. */
 #include <string.h>
 
 #include "passes.h"
 
-static int result_type(const oxp_operand *ops, int n) {
-  int dim = 0, zero = 0, wrapped = 0;
-  for (int i = 0; i < n; i++) {
-    int dt = ops[i].dtype;
-    if (!dt) return 0;
-    /* A Python float counts as the default dtype. */
-    if (ops[i].scalar && oxp_dtype_is_float(dt)) dt = OXP_DT_FLOAT;
-    if (ops[i].scalar) wrapped = oxp_promote_types(wrapped, dt);
-    else if (ops[i].zero_dim) zero = oxp_promote_types(zero, dt);
-    else dim = oxp_promote_types(dim, dt);
-  }
-  int r = oxp_combine_categories(dim, oxp_combine_categories(zero, wrapped));
-  /* A pair torch refuses: unknown here; lowering names the error. */
-  return r == OXP_DT_REFUSED ? 0 : r;
-}
-
 int oxp_result_type(const oxp_operand *ops, int n) {
-  int unranked[4], k = 0;
-  for (int i = 0; i < n; i++)
-    if (ops[i].unranked && !ops[i].scalar) {
-      if (k == 4) return 0;
-      unranked[k++] = i;
-    }
-  if (!k) return result_type(ops, n);
-  oxp_operand tmp[64];
-  if (n > 64) return 0;
-  int dt = -1;
-  for (int m = 0; m < 1 << k; m++) {
-    for (int i = 0; i < n; i++) tmp[i] = ops[i];
-    for (int j = 0; j < k; j++) tmp[unranked[j]].zero_dim = (m >> j) & 1;
-    int r = result_type(tmp, n);
-    if (dt >= 0 && r != dt) return 0;
-    dt = r;
-  }
-  return dt;
+  int dt = oxp_result_type_why(ops, n, NULL);
+  return dt < 0 ? 0 : dt;
 }
 
 bool oxp_operand_of(const oxp_value *v, oxp_operand *o) {
