@@ -108,6 +108,23 @@ char *oxp_sprintf(oxp_arena *a, const char *fmt, ...) {
   return p;
 }
 
+/* By hand, not oxp_sprintf: names such as "onnxexp::const_N" are made
+ * for every constant of a graph, and printf costs a thousand
+ * instructions a call. */
+char *oxp_strnum(oxp_arena *a, const char *prefix, int k) {
+  char digits[12];
+  int d = 0;
+  unsigned u = k < 0 ? 0u - (unsigned)k : (unsigned)k;
+  do digits[d++] = (char)('0' + u % 10); while ((u /= 10) > 0);
+  if (k < 0) digits[d++] = '-';
+  size_t n = strlen(prefix);
+  char *p = oxp_alloc(a, n + (size_t)d + 1); /* zeroed: the NUL is there */
+  if (!p) return NULL;
+  memcpy(p, prefix, n);
+  while (d > 0) p[n++] = digits[--d];
+  return p;
+}
+
 size_t oxp_arena_bytes(const oxp_arena *a) { return a->total; }
 
 bool oxp_arena_failed(const oxp_arena *a) { return a && a->failed; }

@@ -104,6 +104,8 @@ char *oxp_strdup(oxp_arena *a, const char *s);
 char *oxp_strndup(oxp_arena *a, const char *s, size_t n);
 char *oxp_sprintf(oxp_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* prefix followed by k in decimal, as oxp_sprintf(a, "%s%d", prefix, k). */
+char *oxp_strnum(oxp_arena *a, const char *prefix, int k);
 size_t oxp_arena_bytes(const oxp_arena *a);
 /* Has an allocation from a ever failed? Callers that cannot report a
  * failure (void setters, optional extras) leave it here, and the pipeline
