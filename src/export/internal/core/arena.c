@@ -39,6 +39,32 @@ void oxp_arena_free(oxp_arena *a) {
   free(a);
 }
 
+/* A new chunk for a rounded request n that the head cannot hold. Out of
+ * line: the common case, a bump in the head chunk, then needs no saved
+ * registers (oxp_alloc runs for nearly every node, value and name). */
+static OXP_OUT_OF_LINE void *alloc_chunk(oxp_arena *a, size_t n) {
+  chunk *c = a->head;
+  /* Big requests get their own chunk behind the head so the head's
+   * remaining space is not wasted. */
+  size_t cap = n > CHUNK_MIN / 4 ? n : CHUNK_MIN;
+  chunk *nc = oxp_mem_calloc(1, sizeof(chunk) + cap);
+  if (!nc) {
+    a->failed = true;
+    return NULL;
+  }
+  nc->cap = cap;
+  nc->used = n;
+  if (c && cap == n) {
+    nc->next = c->next;
+    c->next = nc;
+  } else {
+    nc->next = c;
+    a->head = nc;
+  }
+  a->total += cap;
+  return nc->mem;
+}
+
 /* Every call may fail in a test, not just those that need a new chunk:
  * which call needs one depends on sizes, so every caller must cope. */
 void *oxp_alloc(oxp_arena *a, size_t n) {
@@ -53,27 +79,7 @@ void *oxp_alloc(oxp_arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if (n == 0) n = 16;
   chunk *c = a->head;
-  if (!c || c->cap - c->used < n) {
-    /* Big requests get their own chunk behind the head so the head's
-     * remaining space is not wasted. */
-    size_t cap = n > CHUNK_MIN / 4 ? n : CHUNK_MIN;
-    chunk *nc = oxp_mem_calloc(1, sizeof(chunk) + cap);
-    if (!nc) {
-      a->failed = true;
-      return NULL;
-    }
-    nc->cap = cap;
-    nc->used = 0;
-    if (c && cap == n) {
-      nc->next = c->next;
-      c->next = nc;
-    } else {
-      nc->next = c;
-      a->head = nc;
-    }
-    a->total += cap;
-    c = nc;
-  }
+  if (!c || c->cap - c->used < n) return alloc_chunk(a, n);
   void *p = c->mem + c->used;
   c->used += n;
   return p;
