@@ -207,8 +207,6 @@ oxp_tok oxp_lx_peek(oxp_lexer *lx) {
   return lx->ahead;
 }
 
-bool oxp_lx_is_punct(oxp_tok t, int c) { return t.kind == LX_PUNCT && t.c == c; }
-
 bool oxp_lx_is_word(oxp_tok t, const char *s) {
   return (t.kind == LX_IDENT || t.kind == LX_NUMBER) && strlen(s) == t.n &&
          memcmp(t.p, s, t.n) == 0;
