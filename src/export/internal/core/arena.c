@@ -1,8 +1,10 @@
 /* arena.c: bump allocation in chunks, freed in one call.
  * Everything a graph owns lives here, so an export frees in O(chunks).
  * Allocations come back zeroed, and nothing is ever handed out twice, so
- * a chunk is zeroed once when it is made (calloc: fresh pages from the
- * system cost nothing to clear) rather than each allocation in turn.
+ * chunks are mapped pages, which the system hands out zeroed, instead of
+ * clearing each allocation in turn (calloc would clear a chunk it carves
+ * from its heap, which it does once malloc's mmap threshold has grown).
+ * Chunks grow with the arena, so a big graph takes few mappings.
  * A failed allocation is remembered (oxp_arena_failed): code that cannot
  * report one (a void setter) still cannot make an export succeed with a
  * piece of the graph missing. */
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fault.h"
 #include "oxp.h"
@@ -26,15 +29,24 @@ struct oxp_arena {
   bool failed;
 };
 
-enum { CHUNK_MIN = 256 * 1024 };
+enum { CHUNK_MIN = 256 * 1024, CHUNK_MAX = 64 * 1024 * 1024 };
 
 oxp_arena *oxp_arena_new(void) { return oxp_mem_calloc(1, sizeof(oxp_arena)); }
+
+/* Zeroed memory for a chunk of cap bytes; a failure point like any
+ * allocation (fault.h). */
+static chunk *map_chunk(size_t cap) {
+  if (oxp_fault(OXP_FAULT_ALLOC)) return NULL;
+  void *p = mmap(NULL, sizeof(chunk) + cap, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
 
 void oxp_arena_free(oxp_arena *a) {
   if (!a) return;
   for (chunk *c = a->head, *nx; c; c = nx) {
     nx = c->next;
-    free(c);
+    munmap(c, sizeof(chunk) + c->cap);
   }
   free(a);
 }
@@ -46,8 +58,10 @@ static OXP_OUT_OF_LINE void *alloc_chunk(oxp_arena *a, size_t n) {
   chunk *c = a->head;
   /* Big requests get their own chunk behind the head so the head's
    * remaining space is not wasted. */
-  size_t cap = n > CHUNK_MIN / 4 ? n : CHUNK_MIN;
-  chunk *nc = oxp_mem_calloc(1, sizeof(chunk) + cap);
+  size_t grown = a->total / 4 < CHUNK_MIN ? CHUNK_MIN
+                 : a->total / 4 > CHUNK_MAX ? CHUNK_MAX : a->total / 4;
+  size_t cap = n > CHUNK_MIN / 4 ? n : grown;
+  chunk *nc = map_chunk(cap);
   if (!nc) {
     a->failed = true;
     return NULL;
