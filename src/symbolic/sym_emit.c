@@ -137,7 +137,7 @@ oxp_value *oxp_sym_const(oxp_sctx *c, oxp_tensor *t) {
   oxp_value *v = oxp_value_new(c->dst, NULL, ty);
   if (!v || !ty) return NULL;
   v->init = t;
-  v->name = oxp_sprintf(c->dst->arena, "onnxexp::const_%d", c->nconsts++);
+  v->name = oxp_strnum(c->dst->arena, "onnxexp::const_", c->nconsts++);
   oxp_block_add_init(c->cur, v);
   return v;
 }

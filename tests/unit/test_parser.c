@@ -468,6 +468,44 @@ START_TEST(parse_inline_scalar_tensors) {
 }
 END_TEST
 
+/* Short decimals skip strtod (Clinger's fast path in parse_tensor.c);
+ * the double must be strtod's to the bit, in and out of that path. */
+static void assert_double_is_strtod(const char *text) {
+  char value[80];
+  snprintf(value, sizeof value, "{%s}", text);
+  oxp_tensor *t = const_tensor("Double(requires_grad=0, device=cpu)", value);
+  double got, want = strtod(text, NULL);
+  ck_assert_int_eq(t->dtype, OXP_DT_DOUBLE);
+  memcpy(&got, t->data, 8);
+  ck_assert_msg(memcmp(&got, &want, 8) == 0, "%s read as %.17g, strtod says %.17g",
+                text, got, want);
+}
+
+START_TEST(parse_decimals_as_strtod) {
+  static const char *fixed[] = {
+      "0.999", "0.001", "0.0005", "1e-05", "1.5e-05", "-0.0", "2.", "0.1",
+      "123456789012345.", "1234567890123456.", "9.99999999999999e22", "1e22",
+      "1e23", "1e-22", "1e-23", "0.30000000000000004", "-7.25e-3", "8.5E+2",
+      "4.9406564584124654e-324", "1.7976931348623157e308", "000012.50"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) assert_double_is_strtod(fixed[i]);
+  unsigned seed = 7; /* random short decimals: the fast path's cases */
+  for (int k = 0; k < 2000; k++) {
+    char text[64];
+    int n = 0;
+    seed = seed * 1103515245u + 12345u;
+    if (seed >> 31) text[n++] = '-';
+    for (int d = 0, len = 1 + (int)((seed >> 8) % 9); d < len; d++)
+      text[n++] = (char)('0' + (seed = seed * 1103515245u + 12345u) % 10);
+    text[n++] = '.';
+    for (int d = 0, len = (int)((seed >> 12) % 9); d < len; d++)
+      text[n++] = (char)('0' + (seed = seed * 1103515245u + 12345u) % 10);
+    if ((seed >> 20) % 3 == 0) n += snprintf(text + n, 8, "e%d", (int)((seed >> 4) % 41) - 20);
+    text[n] = 0;
+    assert_double_is_strtod(text);
+  }
+}
+END_TEST
+
 START_TEST(parse_inline_tensor_printouts) {
   oxp_tensor *t = const_tensor(
       "Float(3, strides=[1], requires_grad=0, device=cpu)",
@@ -899,6 +937,7 @@ static Suite *suite(void) {
   tcase_add_test(t, parse_tensor_placeholder);
   tcase_add_test(t, parse_inline_scalar_tensors);
   tcase_add_test(t, parse_inline_tensor_printouts);
+  tcase_add_test(t, parse_decimals_as_strtod);
   tcase_add_test(t, parse_if_and_loop_blocks);
   tcase_add_test(t, parse_untyped_values_default_to_tensor);
   tcase_add_test(t, parse_blank_and_comment_lines);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The project version, from CMake's project(VERSION). */
 #ifndef OXP_VERSION
@@ -104,6 +105,8 @@ char *oxp_strdup(oxp_arena *a, const char *s);
 char *oxp_strndup(oxp_arena *a, const char *s, size_t n);
 char *oxp_sprintf(oxp_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* prefix followed by k in decimal, as oxp_sprintf(a, "%s%d", prefix, k). */
+char *oxp_strnum(oxp_arena *a, const char *prefix, int k);
 size_t oxp_arena_bytes(const oxp_arena *a);
 /* Has an allocation from a ever failed? Callers that cannot report a
  * failure (void setters, optional extras) leave it here, and the pipeline
@@ -477,11 +480,11 @@ void oxp_attr_set_strs(oxp_node *n, const char *name, const char **v,
   for (oxp_node *n = (b)->first, *nx = n ? n->next : NULL; n; \
        n = nx, nx = n ? n->next : NULL)
 
-/* Is kind "ns::name"? (e.g. oxp_kind_is(n, "aten::add")) */
+/* Is kind "ns::name"? (e.g. oxp_kind_is(n, "aten::add")) Passes ask it
+ * of every node for many names, which share their "aten::" prefix: libc's
+ * strcmp compares those bytes many at a time. */
 static inline bool oxp_kind_is(const oxp_node *n, const char *k) {
-  const char *a = n->kind, *b = k;
-  while (*a && *a == *b) a++, b++;
-  return *a == *b;
+  return strcmp(n->kind, k) == 0;
 }
 
 /* ---- stages ---------------------------------------------------------------- */

@@ -7,18 +7,28 @@
 
 #include "passes.h"
 
+/* Kinds named with their length: each node is asked about every round,
+ * so only names of its kind's length are compared. */
+#define KIND(s) {s, sizeof s - 1}
+static const struct {
+  const char *name;
+  size_t len;
+} EFFECT_KINDS[] = {
+    KIND("prim::Print"), KIND("prim::RaiseException"), KIND("aten::warn"),
+    KIND("prim::SetAttr"), KIND("aten::append"), KIND("aten::insert"),
+    KIND("aten::extend"), KIND("aten::pop"), KIND("aten::clear"),
+    KIND("aten::_set_item"), KIND("aten::remove"), KIND("aten::Delete"),
+    KIND("aten::__delitem__"), KIND("prim::Uninitialized")};
+#undef KIND
+
 static bool side_effect(const oxp_node *n) {
   /* A node without outputs exists only for its effect (aten::Delete on a
    * list, prim::Print, ...). */
   if (n->noutputs == 0 && n->nblocks == 0) return true;
-  static const char *const kinds[] = {
-      "prim::Print", "prim::RaiseException", "aten::warn", "prim::SetAttr",
-      "aten::append", "aten::insert", "aten::extend", "aten::pop",
-      "aten::clear", "aten::_set_item", "aten::remove", "aten::Delete",
-      "aten::__delitem__", "prim::Uninitialized"};
-  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-    if (oxp_kind_is(n, kinds[i])) return strcmp(kinds[i], "prim::Uninitialized") != 0;
   size_t l = strlen(n->kind);
+  for (size_t i = 0; i < sizeof EFFECT_KINDS / sizeof *EFFECT_KINDS; i++)
+    if (EFFECT_KINDS[i].len == l && memcmp(n->kind, EFFECT_KINDS[i].name, l) == 0)
+      return strcmp(EFFECT_KINDS[i].name, "prim::Uninitialized") != 0;
   /* aten::add_ mutates; aten::__and__ does not. */
   return l > 2 && n->kind[l - 1] == '_' && n->kind[l - 2] != '_';
 }

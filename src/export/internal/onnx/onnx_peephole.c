@@ -331,22 +331,34 @@ static bool peep_concat(oxp_pass *p, oxp_node *n) {
 static OXP_OUT_OF_LINE oxp_status peep_node(oxp_pass *p, oxp_node *n) {
   const char *op = oxp_pass_onnx_op(n);
   if (!op || n->noutputs != 1 || n->ninputs < 1 || !n->inputs[0]) return OXP_OK;
-  if (strcmp(op, "Identity") == 0) oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
-  else if (strcmp(op, "Transpose") == 0) peep_transpose(p, n);
-  else if (strcmp(op, "Reshape") == 0) peep_reshape(p, n);
-  else if (strcmp(op, "Cast") == 0) peep_cast(p, n);
-  else if (strcmp(op, "ScatterElements") == 0 || strcmp(op, "ScatterND") == 0) peep_scatter(p, n);
-  else if (strcmp(op, "Expand") == 0 || strcmp(op, "Flatten") == 0) {
-    if (same_shape(n->inputs[0], n->outputs[0]))
+#define IS(s) (strcmp(op, s) == 0)
+  switch (op[0]) { /* every node comes here: compare only same-letter names */
+  case 'I':
+    if (IS("Identity")) oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
+    break;
+  case 'T': if (IS("Transpose")) peep_transpose(p, n); break;
+  case 'R': if (IS("Reshape")) peep_reshape(p, n); break;
+  case 'C':
+    if (IS("Cast")) peep_cast(p, n);
+    else if (IS("Concat")) peep_concat(p, n);
+    break;
+  case 'S': if (IS("ScatterElements") || IS("ScatterND")) peep_scatter(p, n); break;
+  case 'E':
+  case 'F':
+    if ((IS("Expand") || IS("Flatten")) && same_shape(n->inputs[0], n->outputs[0]))
       oxp_pass_bypass(p, n, n->inputs[0], n->outputs[0]);
-  } else if (strcmp(op, "Add") == 0) peep_add(p, n);
-  else if (strcmp(op, "MatMul") == 0) peep_matmul(p, n);
-  else if (strcmp(op, "NegativeLogLikelihoodLoss") == 0) peep_nll(p, n);
-  else if (strcmp(op, "Concat") == 0) peep_concat(p, n);
-  else if (strcmp(op, "BatchNormalization") == 0) {
-    bool done;
-    return peep_bn(p, n, &done);
+    break;
+  case 'A': if (IS("Add")) peep_add(p, n); break;
+  case 'M': if (IS("MatMul")) peep_matmul(p, n); break;
+  case 'N': if (IS("NegativeLogLikelihoodLoss")) peep_nll(p, n); break;
+  case 'B':
+    if (IS("BatchNormalization")) {
+      bool done;
+      return peep_bn(p, n, &done);
+    }
+    break;
   }
+#undef IS
   return OXP_OK;
 }
 

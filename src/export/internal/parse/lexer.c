@@ -1,10 +1,12 @@
 /* lexer.c: splits TorchScript IR text into tokens.
  *
- * The text is not NUL-terminated, so every byte is read through ch(),
- * which returns -1 past the end; a NUL byte inside the text is an ordinary
- * (invalid) character, never a terminator. Character classes come from
- * one table, and a token's column is its distance from the line's start:
- * this loop runs over every byte of inputs of hundreds of megabytes. */
+ * The text is not NUL-terminated, so the scanners test a pointer against
+ * the end before each byte they read; a NUL byte inside the text is an
+ * ordinary (invalid) character, never a terminator. Character classes
+ * come from one table, the first byte picks the token's scanner, and a
+ * token's column is its distance from the line's start: this loop runs
+ * over every byte of inputs of hundreds of megabytes. A peeked token is
+ * kept, so the parser's look-ahead never lexes a token twice. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,11 +21,6 @@ void oxp_lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len) {
   lx->line = 1;
   lx->line_start = 0;
   lx->ahead_at = SIZE_MAX;
-}
-
-static int ch(const oxp_lexer *lx, size_t off) {
-  size_t i = lx->pos + off;
-  return i < lx->len ? (unsigned char)lx->s[i] : -1;
 }
 
 /* Moves over n bytes of one line (no token but a newline spans two). */
@@ -50,12 +47,14 @@ static const unsigned char CLASS[256] = {
     ['_'] = C_ALPHA | C_NAME,
 };
 
-static bool is_class(int c, int k) { return c >= 0 && (CLASS[c] & k); }
-static bool is_blank(int c) { return is_class(c, C_BLANK); }
+/* The scanners below walk a pointer p up to end (the text's end); each
+ * test reads a byte only after checking p < end. */
+static bool at_class(const char *p, const char *end, int k) {
+  return p < end && (CLASS[(unsigned char)*p] & k);
+}
+static bool at_char(const char *p, const char *end, char c) { return p < end && *p == c; }
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
-static bool is_alpha(int c) { return is_class(c, C_ALPHA); }
-static bool is_alnum(int c) { return is_class(c, C_ALPHA | C_DIGIT); }
-static bool is_name_char(int c) { return is_class(c, C_NAME); }
+static bool at_digit(const char *p, const char *end) { return p < end && is_digit(*p); }
 
 static void skip_blanks(oxp_lexer *lx) {
   while (lx->pos < lx->len && (CLASS[(unsigned char)lx->s[lx->pos]] & C_BLANK)) lx->pos++;
@@ -67,59 +66,54 @@ oxp_loc oxp_lx_here(const oxp_lexer *lx) {
   return (oxp_loc){c.file, c.line, col_of(&c)};
 }
 
-static bool word_at(const oxp_lexer *lx, size_t off, const char *w) {
-  size_t n = 3; /* "inf" and "nan" */
-  for (size_t i = 0; i < n; i++)
-    if (ch(lx, off + i) != (unsigned char)w[i]) return false;
-  return !is_alnum(ch(lx, off + n));
+/* "inf" or "nan" at p, not followed by a letter or digit. */
+static bool special_at(const char *p, const char *end, const char *w) {
+  return end - p >= 3 && memcmp(p, w, 3) == 0 &&
+         !at_class(p + 3, end, C_ALPHA | C_DIGIT);
 }
 
-/* -?(digits[.digits][e[+-]digits] | inf | nan) */
-static size_t number_len(const oxp_lexer *lx) {
-  size_t i = ch(lx, 0) == '-' ? 1 : 0;
-  int c = ch(lx, i);
-  if ((c == 'i' && word_at(lx, i, "inf")) || (c == 'n' && word_at(lx, i, "nan"))) return i + 3;
-  if (!is_digit(ch(lx, i))) return 0;
-  while (is_digit(ch(lx, i))) i++;
-  if (ch(lx, i) == '.') {
-    i++;
-    while (is_digit(ch(lx, i))) i++;
+static const char *digits(const char *p, const char *end) {
+  while (at_digit(p, end)) p++;
+  return p;
+}
+
+/* -?(digits[.digits][e[+-]digits] | inf | nan); 0 if none starts at p. */
+static size_t number_len(const char *p, const char *end) {
+  const char *q = at_char(p, end, '-') ? p + 1 : p;
+  if (at_char(q, end, 'i') || at_char(q, end, 'n'))
+    return special_at(q, end, "inf") || special_at(q, end, "nan") ? (size_t)(q + 3 - p) : 0;
+  if (!at_digit(q, end)) return 0;
+  q = digits(q, end);
+  if (at_char(q, end, '.')) q = digits(q + 1, end);
+  if (at_char(q, end, 'e') || at_char(q, end, 'E')) {
+    const char *x = q + 1;
+    if (at_char(x, end, '+') || at_char(x, end, '-')) x++;
+    if (at_digit(x, end)) q = digits(x, end);
   }
-  if (ch(lx, i) == 'e' || ch(lx, i) == 'E') {
-    size_t j = i + 1;
-    if (ch(lx, j) == '+' || ch(lx, j) == '-') j++;
-    if (is_digit(ch(lx, j))) {
-      while (is_digit(ch(lx, j))) j++;
-      i = j;
-    }
-  }
-  return i;
+  return (size_t)(q - p);
 }
 
 /* Identifiers join with '.' (class types, overloads) and '::' (op kinds). */
-static size_t ident_len(const oxp_lexer *lx) {
-  size_t i = 0;
-  while (is_alnum(ch(lx, i)) ||
-         (ch(lx, i) == '.' && is_alnum(ch(lx, i + 1))) ||
-         (ch(lx, i) == ':' && ch(lx, i + 1) == ':' && is_alpha(ch(lx, i + 2))))
-    i += ch(lx, i) == ':' ? 2 : 1;
-  return i;
+static size_t ident_len(const char *p, const char *end) {
+  const char *q = p;
+  for (;;) {
+    if (at_class(q, end, C_ALPHA | C_DIGIT)) q++;
+    else if (at_char(q, end, '.') && at_class(q + 1, end, C_ALPHA | C_DIGIT)) q++;
+    else if (at_char(q, end, ':') && at_char(q + 1, end, ':') && at_class(q + 2, end, C_ALPHA)) q += 2;
+    else return (size_t)(q - p);
+  }
 }
 
 /* Finds the closing quote; escapes are decoded later by oxp_lx_unquote. */
-static size_t string_len(const oxp_lexer *lx, const char **err) {
-  int q = ch(lx, 0);
-  for (size_t i = 1;; i++) {
-    int c = ch(lx, i);
-    if (c == q) return i + 1;
-    if (c == '\\' && ch(lx, i + 1) != '\n' && ch(lx, i + 1) != -1) {
-      i++;
-      continue;
-    }
-    if (c == -1 || c == '\n') {
+static size_t string_len(const char *p, const char *end, const char **err) {
+  char q = *p;
+  for (const char *x = p + 1;; x++) {
+    if (x == end || *x == '\n') {
       *err = "unterminated string";
-      return i;
+      return (size_t)(x - p);
     }
+    if (*x == q) return (size_t)(x + 1 - p);
+    if (*x == '\\' && x + 1 < end && x[1] != '\n') x++;
   }
 }
 
@@ -134,19 +128,57 @@ static oxp_tok make(oxp_lexer *lx, oxp_tok_kind k, size_t skip, size_t n) {
   return t;
 }
 
-static oxp_tok lex_comment(oxp_lexer *lx) {
-  size_t i = 1;
-  while (is_blank(ch(lx, i))) i++;
-  size_t start = i;
-  while (ch(lx, i) != -1 && ch(lx, i) != '\n') i++;
-  size_t end = i;
-  while (end > start && is_blank(ch(lx, end - 1))) end--;
-  oxp_tok t = make(lx, LX_COMMENT, start, end - start);
-  advance(lx, i - end);
+/* '#' to the end of the line; the token is the text between blanks. */
+static oxp_tok lex_comment(oxp_lexer *lx, const char *p, const char *end) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  const char *stop = nl ? nl : end, *a = p + 1, *b = stop;
+  while (a < b && (CLASS[(unsigned char)*a] & C_BLANK)) a++;
+  while (b > a && (CLASS[(unsigned char)b[-1]] & C_BLANK)) b--;
+  oxp_tok t = make(lx, LX_COMMENT, (size_t)(a - p), (size_t)(b - a));
+  advance(lx, (size_t)(stop - b));
   return t;
 }
 
-static oxp_tok lex(oxp_lexer *lx);
+static oxp_tok bad(oxp_lexer *lx, size_t n, const char *err) {
+  oxp_tok t = make(lx, LX_BAD, 0, n);
+  t.err = err;
+  return t;
+}
+
+/* `%name`: the token's text leaves out the '%'. */
+static oxp_tok lex_value(oxp_lexer *lx, const char *p, const char *end) {
+  const char *q = p + 1;
+  while (at_class(q, end, C_NAME)) q++;
+  if (q == p + 1) return bad(lx, 1, "expected a value name after '%'");
+  return make(lx, LX_VALUE, 1, (size_t)(q - p - 1));
+}
+
+static oxp_tok lex(oxp_lexer *lx) {
+  skip_blanks(lx);
+  const char *p = lx->s + lx->pos, *end = lx->s + lx->len;
+  size_t n;
+  if (p == end) return make(lx, LX_EOF, 0, 0);
+  int c = (unsigned char)*p;
+  switch (c) {
+  case '\n': return make(lx, LX_NEWLINE, 0, 1);
+  case '#': return lex_comment(lx, p, end);
+  case '%': return lex_value(lx, p, end);
+  case '"':
+  case '\'': {
+    const char *err = NULL;
+    n = string_len(p, end, &err);
+    return err ? bad(lx, n, err) : make(lx, LX_STRING, 0, n);
+  }
+  case '-':
+    if (at_char(p + 1, end, '>')) return make(lx, LX_ARROW, 0, 2);
+    break;
+  }
+  if ((n = number_len(p, end)) > 0) return make(lx, LX_NUMBER, 0, n);
+  if (CLASS[c] & C_ALPHA) return make(lx, LX_IDENT, 0, ident_len(p, end));
+  oxp_tok t = make(lx, LX_PUNCT, 0, 1);
+  t.c = c;
+  return t;
+}
 
 oxp_tok oxp_lx_next(oxp_lexer *lx) {
   if (lx->ahead_at == lx->pos) {
@@ -158,50 +190,22 @@ oxp_tok oxp_lx_next(oxp_lexer *lx) {
   return lex(lx);
 }
 
-static oxp_tok lex(oxp_lexer *lx) {
-  skip_blanks(lx);
-  int c = ch(lx, 0);
-  size_t n;
-  if (c == -1) return make(lx, LX_EOF, 0, 0);
-  if (c == '\n') return make(lx, LX_NEWLINE, 0, 1);
-  if (c == '#') return lex_comment(lx);
-  if (c == '%') {
-    n = 1;
-    while (is_name_char(ch(lx, n))) n++;
-    if (n == 1) {
-      oxp_tok t = make(lx, LX_BAD, 0, 1);
-      t.err = "expected a value name after '%'";
-      return t;
-    }
-    return make(lx, LX_VALUE, 1, n - 1);
-  }
-  if (c == '"' || c == '\'') {
-    const char *err = NULL;
-    n = string_len(lx, &err);
-    oxp_tok t = make(lx, err ? LX_BAD : LX_STRING, 0, n);
-    t.err = err;
-    return t;
-  }
-  if (c == '-' && ch(lx, 1) == '>') return make(lx, LX_ARROW, 0, 2);
-  if ((n = number_len(lx)) > 0) return make(lx, LX_NUMBER, 0, n);
-  if (is_alpha(c)) return make(lx, LX_IDENT, 0, ident_len(lx));
-  oxp_tok t = make(lx, LX_PUNCT, 0, 1);
-  t.c = c;
-  return t;
-}
-
+/* Lexes the token once and keeps it with where the lexer would stand
+ * after it; only the position is saved and restored. */
 oxp_tok oxp_lx_peek(oxp_lexer *lx) {
-  oxp_lexer c = *lx;
-  oxp_tok t = oxp_lx_next(&c);
-  lx->ahead_at = lx->pos;
-  lx->ahead = t;
-  lx->ahead_pos = c.pos;
-  lx->ahead_line = c.line;
-  lx->ahead_line_start = c.line_start;
-  return t;
+  if (lx->ahead_at == lx->pos) return lx->ahead;
+  size_t pos = lx->pos, line_start = lx->line_start;
+  int line = lx->line;
+  lx->ahead = lex(lx);
+  lx->ahead_at = pos;
+  lx->ahead_pos = lx->pos;
+  lx->ahead_line = lx->line;
+  lx->ahead_line_start = lx->line_start;
+  lx->pos = pos;
+  lx->line = line;
+  lx->line_start = line_start;
+  return lx->ahead;
 }
-
-bool oxp_lx_is_punct(oxp_tok t, int c) { return t.kind == LX_PUNCT && t.c == c; }
 
 bool oxp_lx_is_word(oxp_tok t, const char *s) {
   return (t.kind == LX_IDENT || t.kind == LX_NUMBER) && strlen(s) == t.n &&
@@ -316,12 +320,10 @@ char *oxp_lx_unquote(oxp_arena *a, oxp_tok t, size_t *n, const char **err,
 
 const char *oxp_lx_raw_until_comment(oxp_lexer *lx, size_t *n) {
   skip_blanks(lx);
-  size_t i = 0;
-  while (ch(lx, i) != -1 && ch(lx, i) != '\n' && ch(lx, i) != '#') i++;
-  size_t end = i;
-  while (end > 0 && is_blank(ch(lx, end - 1))) end--;
-  const char *p = lx->s + lx->pos;
-  advance(lx, end);
-  *n = end;
+  const char *p = lx->s + lx->pos, *end = lx->s + lx->len, *q = p;
+  while (q < end && *q != '\n' && *q != '#') q++;
+  while (q > p && (CLASS[(unsigned char)q[-1]] & C_BLANK)) q--;
+  *n = (size_t)(q - p);
+  advance(lx, *n);
   return p;
 }

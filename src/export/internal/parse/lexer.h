@@ -55,7 +55,8 @@ oxp_tok oxp_lx_peek(oxp_lexer *lx);
 /* Where the next token starts (after blanks); for raw scans. */
 oxp_loc oxp_lx_here(const oxp_lexer *lx);
 
-bool oxp_lx_is_punct(oxp_tok t, int c);
+/* Inline: the parser asks it of nearly every token. */
+static inline bool oxp_lx_is_punct(oxp_tok t, int c) { return t.kind == LX_PUNCT && t.c == c; }
 /* Is t an identifier (or number) spelled exactly s? */
 bool oxp_lx_is_word(oxp_tok t, const char *s);
 /* "'foo'", "end of line", ... for messages; buf gets at most n bytes. */

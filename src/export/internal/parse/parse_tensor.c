@@ -7,6 +7,7 @@
  * `Columns 1 to 6` chunks and a `1e+06 *` scale), and `<Tensor>` beyond
  * (its data then comes from the weights sidecar). */
 #include <locale.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +49,43 @@ bool oxp_parse_int(oxp_tok t, int64_t *out) {
   return true;
 }
 
+/* Clinger's fast path, for the short decimals constants mostly are: a
+ * mantissa of at most 15 digits and a power of ten up to 1e22 are both
+ * exact doubles, so one product or quotient rounds once, correctly, to
+ * what strtod returns. false leaves the number to strtod. */
+static bool exact_decimal(oxp_tok t, double *out) {
+  static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char *p = t.p, *end = t.p + t.n;
+  bool neg = p < end && *p == '-';
+  uint64_t m = 0;
+  int digits = 0, scale = 0, ndig = 0;
+  for (p += neg; p < end && *p >= '0' && *p <= '9'; p++, ndig++)
+    if ((m = m * 10 + (uint64_t)(*p - '0')) && ++digits > 15) return false;
+  if (p < end && *p == '.')
+    for (p++; p < end && *p >= '0' && *p <= '9'; p++, ndig++, scale--)
+      if ((m = m * 10 + (uint64_t)(*p - '0')) && ++digits > 15) return false;
+  if (!ndig) return false;
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++;
+    bool eneg = false;
+    if (p < end && (*p == '-' || *p == '+')) eneg = *p++ == '-';
+    int e = 0, edig = 0;
+    for (; p < end && *p >= '0' && *p <= '9' && e < 1000; p++, edig++) e = e * 10 + (*p - '0');
+    if (!edig) return false;
+    scale += eneg ? -e : e;
+  }
+  if (p != end || scale < -22 || scale > 22) return false;
+  double v = scale < 0 ? (double)m / POW10[-scale] : (double)m * POW10[scale];
+  *out = neg ? -v : v;
+  return true;
+}
+
 /* strtod honours LC_NUMERIC, but the printer always writes '.', so the
  * point is swapped for the locale's before converting. */
 static bool to_double(oxp_tok t, double *out) {
+  if (exact_decimal(t, out)) return true;
   char buf[80];
   if (t.n == 0 || t.n >= sizeof buf) return false;
   memcpy(buf, t.p, t.n);
@@ -263,9 +298,22 @@ static bool is_type_word(oxp_tok t) {
   return t.kind == LX_IDENT && t.n > 4 && memcmp(t.p + t.n - 4, "Type", 4) == 0;
 }
 
+/* Whether a '[' comes before the first ']' and the line's end: else no
+ * trailer can follow, and most attributes (value=1, value={0.5}) are
+ * ruled out by this scan of bytes instead of lexing ahead. (A '[' in a
+ * string or comment passes here; the tokens below then rule it out.) */
+static bool bracket_ahead(const oxp_lexer *lx) {
+  for (size_t i = lx->pos; i < lx->len; i++) {
+    if (lx->s[i] == '[') return true;
+    if (lx->s[i] == ']' || lx->s[i] == '\n') return false;
+  }
+  return false;
+}
+
 /* Looks ahead (on a copy) for the "[ XType{d, ...} ]" that ends a
  * printout. Stops at the first ']' or line end, so lists never match. */
 static bool find_trailer(const oxp_lexer *from, trailer *tr) {
+  if (!bracket_ahead(from)) return false;
   oxp_lexer lx = *from;
   for (;;) {
     oxp_lexer here = lx;

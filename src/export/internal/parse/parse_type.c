@@ -192,34 +192,49 @@ static oxp_type *other_type(oxp_pctx *c, oxp_tok t) {
   return ty && ty->name ? ty : NULL;
 }
 
-/* The text of `Name(...)` from t up to its closing parenthesis, on one
- * line; 0 when it does not close there. */
-static size_t tensor_text(const oxp_pctx *c, oxp_tok t) {
-  const char *s = c->lx.s, *end = s + c->lx.len, *p = t.p + t.n;
-  int depth = 0;
-  for (; p < end && *p != '\n'; p++) {
-    if (*p == '(') depth++;
-    else if (*p == ')' && --depth == 0) return (size_t)(p + 1 - t.p);
-    else if (*p == '"' || *p == '\'') return 0; /* quoted text: parse it */
-  }
-  return 0;
-}
-
 static uint64_t text_hash(const char *p, size_t n) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
   return h;
 }
 
+/* Bytes that nest, close or stop the text of a type. */
+enum { TT_OPEN = 1, TT_CLOSE, TT_STOP };
+static const unsigned char TYPE_TEXT[256] = {
+    ['('] = TT_OPEN, [')'] = TT_CLOSE, ['\n'] = TT_STOP, ['"'] = TT_STOP, ['\''] = TT_STOP,
+};
+
+/* The text of `Name(...)` from t up to its closing parenthesis, on one
+ * line; 0 when it does not close there, or holds quoted text (parse it).
+ * *h gets its text_hash, taken in the same pass: the cache is looked up
+ * for every typed value, so the text is read once. */
+static size_t tensor_text(const oxp_pctx *c, oxp_tok t, uint64_t *h) {
+  const char *end = c->lx.s + c->lx.len;
+  uint64_t x = text_hash(t.p, t.n);
+  int depth = 0;
+  for (const char *p = t.p + t.n; p < end; p++) {
+    x = (x ^ (unsigned char)*p) * 1099511628211ull;
+    switch (TYPE_TEXT[(unsigned char)*p]) {
+    case 0: break;
+    case TT_OPEN: depth++; break;
+    case TT_CLOSE:
+      if (--depth == 0) return *h = x, (size_t)(p + 1 - t.p);
+      break;
+    default: return 0;
+    }
+  }
+  return 0;
+}
+
 /* The slot of text in the cache: where it is, or the free one it goes to. */
-static size_t cache_slot(const oxp_type_cache *tc, const char *p, size_t n) {
-  size_t i = (size_t)text_hash(p, n) & (tc->cap - 1);
+static size_t cache_slot(const oxp_type_cache *tc, const char *p, size_t n, uint64_t h) {
+  size_t i = (size_t)h & (tc->cap - 1);
   while (tc->text[i] && !(tc->len[i] == n && memcmp(tc->text[i], p, n) == 0))
     i = (i + 1) & (tc->cap - 1);
   return i;
 }
 
-static bool cache_put(oxp_pctx *c, const char *p, size_t n, oxp_type *ty) {
+static bool cache_put(oxp_pctx *c, const char *p, size_t n, uint64_t h, oxp_type *ty) {
   oxp_type_cache *tc = &c->types;
   if (2 * (tc->n + 1) > tc->cap) {
     size_t nc = tc->cap ? tc->cap * 2 : 64;
@@ -228,12 +243,12 @@ static bool cache_put(oxp_pctx *c, const char *p, size_t n, oxp_type *ty) {
     if (!g.text || !g.len || !g.type) return false;
     for (size_t i = 0; i < tc->cap; i++) {
       if (!tc->text[i]) continue;
-      size_t j = cache_slot(&g, tc->text[i], tc->len[i]);
+      size_t j = cache_slot(&g, tc->text[i], tc->len[i], text_hash(tc->text[i], tc->len[i]));
       g.text[j] = tc->text[i], g.len[j] = tc->len[i], g.type[j] = tc->type[i];
     }
     *tc = g;
   }
-  size_t i = cache_slot(tc, p, n);
+  size_t i = cache_slot(tc, p, n, h);
   tc->text[i] = p, tc->len[i] = n, tc->type[i] = ty;
   tc->n++;
   return true;
@@ -242,13 +257,14 @@ static bool cache_put(oxp_pctx *c, const char *p, size_t n, oxp_type *ty) {
 /* A tensor type with sizes: from the cache when this text was read
  * before (a copy: passes may change a value's type), else parsed. */
 static oxp_type *sized_tensor(oxp_pctx *c, oxp_tok t, int dt) {
-  size_t n = tensor_text(c, t);
+  uint64_t h;
+  size_t n = tensor_text(c, t, &h);
   oxp_type *ty = oxp_type_tensor(c->a, dt, -1, NULL);
   if (!ty) return oxp_pnomem(c, &t.loc), NULL;
   if (!tensor_args(c, ty)) return NULL;
   if (n && (size_t)(c->lx.pos - (size_t)(t.p - c->lx.s)) == n) {
     oxp_type *keep = oxp_type_copy(c->a, ty);
-    if (!keep || !cache_put(c, t.p, n, keep)) return oxp_pnomem(c, &t.loc), NULL;
+    if (!keep || !cache_put(c, t.p, n, h, keep)) return oxp_pnomem(c, &t.loc), NULL;
   }
   return ty;
 }
@@ -260,9 +276,10 @@ static OXP_OUT_OF_LINE oxp_type *named_type(oxp_pctx *c, oxp_tok t) {
    * telling what the name is (only sized tensor types are cached). */
   oxp_type_cache *tc = &c->types;
   size_t n;
+  uint64_t h;
   size_t after = (size_t)(t.p + t.n - c->lx.s);
-  if (tc->cap && after < c->lx.len && t.p[t.n] == '(' && (n = tensor_text(c, t))) {
-    size_t i = cache_slot(tc, t.p, n);
+  if (tc->cap && after < c->lx.len && t.p[t.n] == '(' && (n = tensor_text(c, t, &h))) {
+    size_t i = cache_slot(tc, t.p, n, h);
     if (tc->text[i]) {
       oxp_type *ty = oxp_type_copy(c->a, tc->type[i]);
       if (!ty) return oxp_pnomem(c, &t.loc), NULL;

@@ -156,12 +156,22 @@ static oxp_json *parse_string(parser *p) {
   /* Find the closing quote first so the output buffer is sized by this
    * string, not by the rest of the header. */
   size_t end = p->pos;
-  while (end < p->len && p->s[end] != '"') end += p->s[end] == '\\' ? 2 : 1;
+  bool plain = true; /* printable ASCII without escapes: copied whole */
+  while (end < p->len && p->s[end] != '"') {
+    unsigned char c = p->s[end];
+    plain &= c >= 0x20 && c < 0x80 && c != '\\';
+    end += c == '\\' ? 2 : 1;
+  }
   if (end >= p->len) return fail(p, start, "unterminated string");
   oxp_json *v = new_value(p, OXP_J_STR, start);
   char *out = v ? oxp_alloc(p->a, end - p->pos + 1) : NULL;
   if (!out) return v ? fail(p, start, "out of memory") : NULL;
   size_t n = 0;
+  if (plain) { /* out is zeroed: the NUL is there */
+    n = end - p->pos;
+    memcpy(out, p->s + p->pos, n);
+    p->pos = end;
+  }
   while (p->s[p->pos] != '"') {
     unsigned char c = p->s[p->pos];
     if (c < 0x20) return fail(p, p->pos, "control character in string");
