@@ -12,9 +12,13 @@ of its meta.json, exported with onnxexp.export with the arguments that
 mean the fixture's CLI flags (--training eval -> training=TrainingMode.EVAL,
 ...); the CLI exports the fixture's model.ir with those flags. Then:
 
-  positive   the two files are byte-identical; the Python one passes the
-             round trip's checks (onnx checker, contract, meta "expect",
-             onnxruntime against torch's outputs at every input set).
+  positive   the two files are byte-identical (then the checks and the
+             onnxruntime run are the CLI round trip's, which reads those
+             very bytes at every opset; running them again here proves
+             nothing new); where the reference is not the fixture's own
+             file (below), the Python one passes the round trip's checks
+             (onnx checker, contract, meta "expect", onnxruntime against
+             torch's outputs at every input set).
              Where the captured graph cannot be the fixture's, the
              reference is instead the CLI on what onnxexp.dump wrote at
              that opset: a model traced in one training mode and exported
@@ -422,6 +426,10 @@ def main():
                 # model.safetensors: what the harness does for --no-export-params
                 c.meta = copy.deepcopy(c.meta)
                 c.meta["cli_args"] = list(c.meta.get("cli_args", [])) + ["--no-export-params"]
+    for c in positive:
+        if c.status is None and "byte-identical to the CLI" in c.notes:
+            c.status = "PASS"  # the CLI round trip runs these bytes
+    positive = [c for c in positive if c.status is None]
     for c in positive:
         rt.check(c, "onnxexp")
     runnable = [c for c in positive if c.status is None and c.meta.get("run", True)]
