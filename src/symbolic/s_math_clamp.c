@@ -58,14 +58,16 @@ static oxp_status clamp(oxp_sctx *c, oxp_node *n, int lo, int hi) {
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   if (!x) return oxp_sym_status(c);
   if (!present(n, lo) && !present(n, hi)) return oxp_m_set_out(c, n, 0, x);
-  if (oxp_sym_opset(c) < 11 && clip_attrs_ok(n, dt, lo, hi))
+  /* One bound: Max or Min. Clip-6's absent bound is the type's largest
+   * finite value, and onnxruntime's Clip-11 reads an absent bound so
+   * too, so either would turn inf into 3.4e38 (clamp_min(inf) is inf). */
+  bool both = present(n, lo) && present(n, hi);
+  if (both && oxp_sym_opset(c) < 11 && clip_attrs_ok(n, dt, lo, hi))
     return oxp_m_set_out(c, n, 0, clip_attrs(c, n, x, lo, hi));
-  if (oxp_sym_opset(c) >= 11 && clip_inputs_ok(c, n, dt, lo, hi)) {
-    oxp_value *in[3] = {x, present(n, lo) ? oxp_sym_in_as(c, n, lo, dt) : NULL,
-                        present(n, hi) ? oxp_sym_in_as(c, n, hi, dt) : NULL};
-    if ((present(n, lo) && !in[1]) || (present(n, hi) && !in[2]))
-      return oxp_sym_status(c);
-    oxp_node *k = oxp_sym_op(c, "Clip", in, in[2] ? 3 : 2, 1);
+  if (both && oxp_sym_opset(c) >= 11 && clip_inputs_ok(c, n, dt, lo, hi)) {
+    oxp_value *in[3] = {x, oxp_sym_in_as(c, n, lo, dt), oxp_sym_in_as(c, n, hi, dt)};
+    if (!in[1] || !in[2]) return oxp_sym_status(c);
+    oxp_node *k = oxp_sym_op(c, "Clip", in, 3, 1);
     return oxp_m_set_out(c, n, 0, k ? k->outputs[0] : NULL);
   }
   /* max then min, as torch: a lower bound above the upper gives hi. */
