@@ -192,11 +192,14 @@ KNOWN = [
       "onnxruntime's Cast does not give 0 (-1e-300 stays nonzero)", "mismatch-trace-half",
       lambda s, v, o: s.op == "to" and o and _dt(o[0]) == torch.float16 and _dt(v[0]) == torch.float64 and bool(
           ((v[0] != 0) & (v[0].abs() < 6e-8)).any())),
-    K("ort-cast-f16-overflow", "onnxruntime", ALL, "float32/float64 values beyond float16's range cast to float16, "
-      "then used by an op onnxruntime computes in float32 (Mul): onnxruntime drops the Cast pair it inserts around "
-      "that op, so the value stays finite (inf * 0 gives 0, torch NaN); Cast alone gives inf (ops seed 1 program 456)",
-      "ort-cast-f16-overflow", lambda s, v, o: s.op == "to" and o and _dt(o[0]) == torch.float16 and
-      _dt(v[0]) in (torch.float32, torch.float64) and bool((torch.isfinite(v[0]) & (v[0].abs() > 65504)).any())),
+    K("ort-cast-f16-overflow", "onnxruntime", ALL, "values beyond float16's range converted to float16 (by .half(), "
+      "or by promotion: a float16 tensor + an int32 one) and then used by an op onnxruntime computes in float32 (Add, "
+      "Mul): onnxruntime drops the Cast pair it inserts around that op, so the value stays finite (inf * 0 gives 0, "
+      "-inf + 2147483647 gives -inf; torch NaN); a Cast whose result is a graph output gives inf (ops seed 1 program "
+      "456, seed 9101 program 1466)", "ort-cast-f16-overflow",
+      lambda s, v, o: bool(o) and _dt(o[0]) == torch.float16 and any(
+          isinstance(x, torch.Tensor) and x.dtype != torch.float16 and x.numel() and
+          bool((torch.isfinite(x.double()) & (x.double().abs() > 65504)).any()) for x in v)),
     K("torch-pow-half", "torch", ALL, "pow(x, 0.5) of -inf: torch computes it as sqrt (NaN), C's pow and ONNX Pow give "
       "+inf", "mismatch-trace-pow-half", lambda s, v, o: s.op == "pow" and "0.5" in s.template and _has_inf(v[0])),
     K("ort-gather-empty", "onnxruntime", ALL, "gather of an empty tensor with an index tensor larger in another dim: "

@@ -14,7 +14,7 @@ START_TEST(inplace_ops_become_pure_and_aliases_follow) {
            "  %m : Float(2, 3) = aten::mul(%x, %a)\n"
            "  return (%m, %x)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_OK);
   /* After add_, %x is %a; after relu_, %x is %r: mul reads %r twice. */
   ck_assert_str_eq(ts_str(), "Constant()->one; add(x,y,one)->a; relu(a)->r; mul(r,r)->m");
   ck_assert_str_eq(G->top->outputs[1]->name, "r");
@@ -28,7 +28,7 @@ START_TEST(copy_of_same_type_is_the_source) {
            "  %z : Float(2, 3) = aten::neg(%x)\n"
            "  return (%z)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_OK);
   ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
   ck_assert_str_eq(ts_str(), "neg(y)->z");
 }
@@ -47,7 +47,7 @@ START_TEST(write_through_a_view_lands_in_its_base) {
            "  %z : Float(6) = aten::neg(%x)\n"
            "  return (%r, %z)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_OK);
   ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
   /* x's new value is relu(v) seen as x; neg reads it. */
   ck_assert_str_eq(ts_str(), "Constant()->s; view(x,s)->v; relu(v)->r; view_as(r,x)->?; neg(?)->z");
@@ -67,7 +67,7 @@ START_TEST(write_through_a_chain_of_views_reaches_the_root) {
            "  %f : Float(4) = aten::fill_(%b, %0)\n"
            "  return (%y)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_OK);
   ck_assert_int_eq(oxp_jit_dce(G, &d), OXP_OK);
   const char *s = ts_str();
   ck_assert_msg(strstr(s, "full_like(b,0)->f") && strstr(s, "select_scatter(a,f,1,0)") &&
@@ -91,7 +91,7 @@ START_TEST(write_in_a_loop_is_carried) {
            "      -> (%t)\n"
            "  return (%acc)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_OK);
   oxp_node *loop = G->top->last;
   ck_assert_str_eq(loop->kind, "prim::Loop");
   ck_assert_int_eq(loop->noutputs, 1);
@@ -114,7 +114,7 @@ START_TEST(write_in_one_branch_leaves_the_if) {
            "      -> ()\n"
            "  return (%y)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_OK);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_OK);
   oxp_node *n = G->top->last;
   ck_assert_str_eq(n->kind, "prim::If");
   ck_assert_int_eq(n->noutputs, 1);
@@ -133,7 +133,7 @@ START_TEST(write_through_an_unknowable_alias_is_refused) {
            "  %z : Float(2, 3) = aten::neg(%x)\n"
            "  return (%r, %z)\n");
   oxp_diag d = {0};
-  ck_assert_int_eq(oxp_jit_functionalize(G, &d), OXP_ERR_UNSUPPORTED);
+  ck_assert_int_eq(oxp_jit_functionalize(G, NULL, &d), OXP_ERR_UNSUPPORTED);
   ck_assert_msg(strstr(d.message, "%x") != NULL, "%s", d.message);
   ck_assert_int_eq(d.line, 5);
 }

@@ -102,7 +102,7 @@ oxp_status oxp_onnx_dynamic_axes(oxp_pass *p);
 /* ---- JIT passes -------------------------------------------------------- */
 
 oxp_status oxp_jit_dce(oxp_graph *g, oxp_diag *d);
-oxp_status oxp_jit_functionalize(oxp_graph *g, oxp_diag *d);
+oxp_status oxp_jit_functionalize(oxp_graph *g, const oxp_options *o, oxp_diag *d); /* o may be NULL */
 oxp_status oxp_jit_lower_tuples(oxp_graph *g, oxp_diag *d);
 /* Might list l change after its ListConstruct (append & co., or being
  * handed to a loop)? Then its length and elements are not constants. */

@@ -56,7 +56,7 @@ oxp_status oxp_export_from_graph(oxp_graph *g, const oxp_safetensors *weights,
                                  oxp_diag *d) {
   STEP(oxp_bind_weights(g, weights, o->warn, o->warn_user, d));
 
-  STEP(oxp_jit_functionalize(g, d));
+  STEP(oxp_jit_functionalize(g, o, d));
   STEP(oxp_jit_infer_types(g, o, d));
   STEP(oxp_jit_peephole_size(g, o, d));
   STEP(oxp_jit_constprop(g, d));

@@ -87,6 +87,7 @@ typedef struct {
   oxp_graph *g;
   oxp_diag *d;
   oxp_status st;
+  bool dynamic;      /* --dynamic-axes: a traced size may change at run time */
   int n0;            /* values below this id are the input graph's */
   alias *info;
   /* per Loop node, the roots outside it that its body writes */

@@ -303,6 +303,13 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *const 
   /* A write to an empty view changes no element of its base, and its
    * result is the (empty) view itself. */
   bool empty = oxp_type_numel(self->type) == 0 && !oxp_inplace_is_meta(n);
+  /* Empty at the traced sizes is not empty at every size when an axis is
+   * dynamic (x[..., :-7] of a dim traced at 6, run at 9), and the general
+   * form's Expand to a 0-size shape gives 1 in onnxruntime: refuse. */
+  if (empty && c->dynamic)
+    return oxp_fz_fail(c, n, "%s writes to %%%s, which is empty at the traced sizes; with "
+                       "--dynamic-axes it may not be empty at run time, and such a write "
+                       "is not supported", n->kind, self->name ? self->name : "?"), false;
   if (empty) nv = sc;
   oxp_value *nself = nv;
   const char *pure = keep ? oxp_inplace_pure_kind(c->g->arena, n) : NULL;
@@ -538,8 +545,8 @@ static bool check_writes(ctx *c, oxp_block *b) {
   return true;
 }
 
-oxp_status oxp_jit_functionalize(oxp_graph *g, oxp_diag *d) {
-  ctx c = {.g = g, .d = d, .n0 = g->nvalues};
+oxp_status oxp_jit_functionalize(oxp_graph *g, const oxp_options *o, oxp_diag *d) {
+  ctx c = {.g = g, .d = d, .n0 = g->nvalues, .dynamic = o && o->n_dynamic_axes > 0};
   size_t n = (size_t)c.n0 + 1;
   oxp_arena *a = g->arena;
   c.info = oxp_alloc(a, sizeof *c.info * n);
