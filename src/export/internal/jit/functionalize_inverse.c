@@ -198,7 +198,14 @@ oxp_value *oxp_fz_inverse(ctx *c, oxp_node *w, oxp_node **pos, const alias *a,
     return NULL;
   }
   oxp_node *k = oxp_fz_emit(c, pos, kind, w, ins, nin, a->parent->type);
-  return k ? k->outputs[0] : NULL;
+  if (!k) return NULL;
+  /* The parent's shape, the current parent's dtype: an in-place op that
+   * promotes (half.add_(float)) left its original result typed with the
+   * pure op's dtype, and the type_as after it holds self's again. */
+  oxp_type *t = k->outputs[0]->type;
+  int pd = oxp_fz_dtype(pc);
+  if (t && t->kind == OXP_T_TENSOR && pd) t->dtype = pd;
+  return k->outputs[0];
 }
 
 /* src converted to self's dtype and broadcast to its shape, as copy_ and
