@@ -735,7 +735,10 @@ static void spatial(const oxp_node *n, const oxp_shape *x, const int64_t *kern,
     else {
       int64_t span = dsub(dadd(in, valid ? 0 : pad), eff);
       if (span == DIM_OVER) r = DIM_OVER;
-      else if (span < 0) r = 0;
+      /* a window wider than the (padded) input: none fits, but in ceil
+       * mode one that starts at 0 still counts while span > -stride
+       * (torch and ONNX: width 2, kernel 3, stride 2 gives 1) */
+      else if (span < 0 && !(ceil_mode && span + strides[i] - 1 >= 0)) r = 0;
       else r = dadd(ceil_mode ? ddiv(dsub(dadd(span, strides[i]), 1), strides[i])
                               : ddiv(span, strides[i]), 1);
       /* ceil mode from opset 19: the last window must start inside the
