@@ -88,6 +88,14 @@ def _dup_scatter(s, v):
     return False
 
 
+def _f16_overflows(s, v, o):
+    """A float16 result with inf from operands without it (for an in-place
+    write, o is its target after the write and v[0] the same tensor)."""
+    ins = v[1:] if s.kind == "write" else v
+    fin = not any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and _has_inf(x) for x in ins)
+    return bool(o) and _dt(o[0]) == torch.float16 and _has_inf(o[0]) and fin
+
+
 class Known:
     def __init__(self, ident, owner, forms, what, repro, match):
         self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
@@ -200,6 +208,10 @@ KNOWN = [
       lambda s, v, o: bool(o) and _dt(o[0]) == torch.float16 and any(
           isinstance(x, torch.Tensor) and x.dtype != torch.float16 and x.numel() and
           bool((torch.isfinite(x.double()) & (x.double().abs() > 65504)).any()) for x in v)),
+    K("ort-f16-chain-overflow", "onnxruntime", ALL, "a float16 op whose result overflows to inf (300 * 300): "
+      "onnxruntime computes chains of float16 ops in float32 and drops the casts between them, so the value stays "
+      "finite (90000 - 90000 gives 0, torch inf - inf = NaN) (views seed 9101 program 2801)", "ort-f16-chain-overflow",
+      lambda s, v, o: _f16_overflows(s, v, o)),
     K("torch-pow-half", "torch", ALL, "pow(x, 0.5) of -inf: torch computes it as sqrt (NaN), C's pow and ONNX Pow give "
       "+inf", "mismatch-trace-pow-half", lambda s, v, o: s.op == "pow" and "0.5" in s.template and _has_inf(v[0])),
     K("ort-gather-empty", "onnxruntime", ALL, "gather of an empty tensor with an index tensor larger in another dim: "
