@@ -58,6 +58,12 @@ static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
     cnt = oxp_sym_op2(c, "Sub", cnt, oxp_sym_const_scalar(c, a->corr, dt));
   if (!fixed && a->corr != 0)
     cnt = oxp_sym_op2(c, "Max", cnt, oxp_sym_const_scalar(c, 0, dt));
+  /* torch's mean here is Welford's: NaN once an element is infinite
+   * (inf - inf), where ReduceMean gives inf. d - d is 0 where x is
+   * finite and NaN where it is not, so its sum adds just that NaN. */
+  if (mean)
+    m = oxp_sym_op2(c, "Add", m, oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Sub", d, d),
+                                                a->dims, a->k, true));
   if (mean && a->keep) *mean = m;
   if (mean && !a->keep) {
     /* Sorted: onnx's Squeeze-1 shape inference assumes ascending axes. */
