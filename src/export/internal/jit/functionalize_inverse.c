@@ -93,9 +93,10 @@ static bool narrow_bounds(ctx *c, oxp_node *w, const oxp_node *pr, const oxp_typ
   if (*start < 0) {
     int r = t ? t->rank : -1;
     if (dim < 0 && r > 0) dim += r;
-    if (r <= 0 || dim < 0 || dim >= r || t->dims[dim] < 0) {
+    /* under --dynamic-axes a traced size may not be the run time's */
+    if (r <= 0 || dim < 0 || dim >= r || t->dims[dim] < 0 || c->dynamic) {
       oxp_fz_fail(c, w, "%s writes through %s with a negative start on a dim of "
-             "unknown size", w->kind, pr->kind);
+             "unknown size (or with --dynamic-axes)", w->kind, pr->kind);
       return false;
     }
     *start += t->dims[dim];
@@ -223,7 +224,10 @@ oxp_value *oxp_fz_copy_value(ctx *c, oxp_node *w, oxp_node **pos, oxp_value *sel
     if (!k) return NULL;
     x = k->outputs[0];
   }
-  if (!oxp_fz_same_shape(src->type, self->type)) {
+  /* Equal traced shapes prove nothing under --dynamic-axes: a source
+   * traced at self's size may be broadcast at run time (torch's tracer
+   * bakes x[:, 1:] = y as copy_ of y expanded to the traced size). */
+  if (c->dynamic || !oxp_fz_same_shape(src->type, self->type)) {
     oxp_node *k = oxp_fz_emit(c, pos, "aten::expand_as", w, (oxp_value *[]){x, self}, 2, self->type);
     if (!k) return NULL;
     x = k->outputs[0];
