@@ -59,11 +59,22 @@ static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
   if (!fixed && a->corr != 0)
     cnt = oxp_sym_op2(c, "Max", cnt, oxp_sym_const_scalar(c, 0, dt));
   /* torch's mean here is Welford's: NaN once an element is infinite
-   * (inf - inf), where ReduceMean gives inf. d - d is 0 where x is
-   * finite and NaN where it is not, so its sum adds just that NaN. */
-  if (mean)
-    m = oxp_sym_op2(c, "Add", m, oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Sub", d, d),
-                                                a->dims, a->k, true));
+   * and there are two or more (inf - inf), where ReduceMean gives inf;
+   * of one element it is that element. d - d is 0 where x is finite
+   * and NaN where it is not, so its sum adds just that NaN. */
+  double n1;
+  bool single = oxp_m_static_count(c, x, a->dims, a->k, &n1) && n1 <= 1;
+  if (mean && !single) {
+    oxp_value *nan = oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Sub", d, d), a->dims, a->k, true);
+    oxp_value *mn = oxp_sym_op2(c, "Add", m, nan);
+    if (oxp_m_static_count(c, x, a->dims, a->k, &n1)) {
+      m = mn;
+    } else { /* a run-time count: one element keeps its value */
+      oxp_value *many = oxp_m_compare(c, "Greater", oxp_m_count(c, x, a->dims, a->k, dt),
+                                      oxp_sym_const_scalar(c, 1, dt), dt);
+      m = oxp_sym_op3(c, "Where", many, mn, m);
+    }
+  }
   if (mean && a->keep) *mean = m;
   if (mean && !a->keep) {
     /* Sorted: onnx's Squeeze-1 shape inference assumes ascending axes. */
