@@ -145,7 +145,7 @@ START_TEST(slice_gather_where_evaluate) {
 }
 END_TEST
 
-/* A big Transpose folds to a recipe, not a copy (lazy_tensor.c); a Reshape
+/* A big Transpose folds to a recipe, not a copy (tensor_bytes.c); a Reshape
  * of it stays one; readers of a few bytes (at any offset) and of elements
  * see the eager transpose's values without making it, and an evaluator
  * that needs all of one (Slice) makes that one, once. */

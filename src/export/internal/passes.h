@@ -86,12 +86,12 @@ const char *oxp_pass_onnx_op(const oxp_node *n);
 /* ---- ONNX clean-up and interface (onnx_dce.c, onnx_io_names.c,
  *      dynamic_axes.c) ------------------------------------------------ */
 
-/* Drops nodes none of whose outputs is used, unused initializers, and
+/* onnx_dce.c: drops nodes none of whose outputs is used, unused initializers, and
  * weight inputs nothing reads (user inputs stay). Never fails. */
 oxp_status oxp_onnx_dce(oxp_pass *p);
-/* Renames user inputs and outputs as the options ask. */
+/* onnx_io_names.c: renames user inputs and outputs as the options ask. */
 oxp_status oxp_onnx_io_names(oxp_pass *p);
-/* Declared dynamic axes become dim_params: on the TorchScript graph's
+/* dynamic_axes.c: declared dynamic axes become dim_params: on the TorchScript graph's
  * user inputs before lowering (named as --input-names will name them);
  * on the ONNX graph after renaming, on the inputs and outputs they name,
  * refusing a name that is neither. */
@@ -99,42 +99,47 @@ oxp_status oxp_jit_dynamic_axes(oxp_graph *g, const oxp_options *o,
                                 oxp_diag *d);
 oxp_status oxp_onnx_dynamic_axes(oxp_pass *p);
 
-/* ---- JIT passes -------------------------------------------------------- */
+/* ---- JIT passes (jit/, a file per pass) ------------------------------ */
 
+/* jit_dce.c */
 oxp_status oxp_jit_dce(oxp_graph *g, oxp_diag *d);
+/* jit_functionalize.c (with functionalize_*.c) */
 oxp_status oxp_jit_functionalize(oxp_graph *g, const oxp_options *o, oxp_diag *d); /* o may be NULL */
+/* jit_lower_tuples.c */
 oxp_status oxp_jit_lower_tuples(oxp_graph *g, oxp_diag *d);
 /* Might list l change after its ListConstruct (append & co., or being
  * handed to a loop)? Then its length and elements are not constants. */
 bool oxp_jit_list_mutated(const oxp_value *l);
+/* jit_constprop.c */
 oxp_status oxp_jit_constprop(oxp_graph *g, oxp_diag *d);
-/* Folds one scalar node on constants (jit_constprop.c); n may be
- * replaced by a prim::Constant. */
+/* Folds one scalar node on constants; n may be replaced by a
+ * prim::Constant. */
 oxp_status oxp_jit_constprop_node(oxp_graph *g, oxp_node *n, oxp_diag *d);
-/* String ops, all()/any() of static bool lists, list slices and sums,
- * `x is x` (jit_fold_static.c): *done when n was replaced; the walk goes
- * on at *next when it set it (new nodes to fold). */
+/* prim::If on a known condition: the branch taken moves before n, n goes. */
+void oxp_jit_inline_if(oxp_node *n, bool cond);
+/* jit_fold_static.c: string ops, all()/any() of static bool lists, list
+ * slices and sums, `x is x`: *done when n was replaced; the walk goes on
+ * at *next when it set it (new nodes to fold). */
 oxp_status oxp_jit_fold_static(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
                                oxp_diag *d);
-/* Its list part (jit_fold_lists.c): unpacks, slices, all/any, sums and
+/* jit_fold_lists.c, its list part: unpacks, slices, all/any, sums and
  * constant indexing of lists built in straight-line code. */
 oxp_status oxp_jit_fold_list(oxp_graph *g, oxp_node *n, bool *done, oxp_node **next,
                              oxp_diag *d);
-/* List copies and writes in straight-line code as new ListConstructs
- * (jit_list_ssa.c): *done when n was replaced. */
+/* jit_list_ssa.c: list copies and writes in straight-line code as new
+ * ListConstructs: *done when n was replaced. */
 oxp_status oxp_jit_list_ssa(oxp_graph *g, oxp_node *n, bool *done, oxp_diag *d);
-/* prim::If on a known condition: the branch taken moves before n, n goes. */
-void oxp_jit_inline_if(oxp_node *n, bool cond);
-/* Types every value of a scripted graph that its text leaves unknown
- * (jit_infer_types.c): module attributes become the lifted inputs, types
- * flow from the typed inputs through each op's result rule
- * (jit_type_rules.c), into If and Loop blocks and out; branches that
+/* jit_infer_types.c: types every value of a scripted graph that its text
+ * leaves unknown: module attributes become the lifted inputs, types flow
+ * from the typed inputs through each op's result rule (jit_type_rules.c,
+ * under "shapes" below), into If and Loop blocks and out; branches that
  * only raise are dropped and Ifs on known conditions fold. */
 oxp_status oxp_jit_infer_types(oxp_graph *g, const oxp_options *o, oxp_diag *d);
-
-/* Uses the dynamic axes of o: a size that one of them may change is kept. */
+/* jit_peephole_size.c. Uses the dynamic axes of o: a size that one of
+ * them may change is kept. */
 oxp_status oxp_jit_peephole_size(oxp_graph *g, const oxp_options *o,
                                  oxp_diag *d);
+/* type_promotion.c */
 oxp_status oxp_type_promotion(oxp_graph *g, oxp_diag *d);
 /* oxp_result_type_why with every failure as 0 (unknown): type inference
  * leaves the value untyped and lowering names the error. */
@@ -142,11 +147,8 @@ int oxp_result_type(const oxp_operand *ops, int n);
 /* v as an operand of result_type: false when v is no tensor or number. */
 bool oxp_operand_of(const oxp_value *v, oxp_operand *o);
 
-/* ---- shapes ------------------------------------------------------------- */
-
-/* The most dims inference tracks (oxp_shape); a value of higher rank,
- * which the IR may declare (OXP_MAX_TYPE_RANK), keeps its declared type. */
-enum { OXP_MAX_SHAPE_RANK = 16 };
+/* ---- shapes (onnx/: broadcast.c, shape_infer.c, shape_ctx.c,
+ *      shape_rules*.c; jit/jit_type_rules.c) ---------------------------- */
 
 /* A tensor type during inference: a dim is a value (>= 0), a dim_param
  * (p[i] != NULL, d[i] == -1), or unknown (-1, NULL). */
@@ -157,6 +159,7 @@ typedef struct {
   const char *p[OXP_MAX_SHAPE_RANK];
 } oxp_shape;
 
+/* broadcast.c: shapes, and broadcasting them */
 void oxp_shape_unknown(oxp_shape *s, int dtype);
 /* From a value's type (unknown when it is not a tensor type). */
 void oxp_shape_of(const oxp_value *v, oxp_shape *s);
@@ -174,7 +177,7 @@ oxp_status oxp_broadcast_fail(oxp_diag *d, const oxp_node *n,
  * slope) but the shapes need the other way. Needs inferred shapes. */
 oxp_status oxp_broadcast_fix(oxp_pass *p);
 
-/* Infers types of every node output in graph order, overwriting the
+/* shape_infer.c: infers types of every node output in graph order, overwriting the
  * types lowering copied from the traced graph where inference knows
  * better (dims of dynamic axes become dim_params). */
 oxp_status oxp_shape_infer(oxp_pass *p);
@@ -195,7 +198,7 @@ void oxp_si_live_node(oxp_si_live *l, oxp_node *n);
 int oxp_si_live_ints(oxp_si_live *l, const oxp_value *v, int64_t *vals,
                      const char **p);
 
-/* Per-op rules (shape_rules.c). A rule reads inputs through the context
+/* shape_rules.c, shape_rules_ext.c: per-op rules. A rule reads inputs through the context
  * and fills out[0..noutputs-1]; shapes of unknown rank mean "no idea". */
 typedef struct oxp_sictx oxp_sictx;
 typedef oxp_status (*oxp_shape_rule)(oxp_sictx *c, oxp_node *n,
@@ -210,7 +213,7 @@ extern const int oxp_nshape_rules;
 /* An element of symbolic int data that is not known. */
 #define OXP_SYM_UNKNOWN INT64_MIN
 
-/* What rules may ask of the context (shape_infer.c). */
+/* shape_ctx.c: what rules may ask of the context. */
 void oxp_si_in(oxp_sictx *c, const oxp_node *n, int i, oxp_shape *s);
 int oxp_si_opset(const oxp_sictx *c);
 oxp_diag *oxp_si_diag(oxp_sictx *c);
@@ -225,7 +228,8 @@ int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
 void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
                      const int64_t *v, const char *const *p, bool rank0);
 
-/* The result rule of n's op (jit_type_rules.c): fills out[0..noutputs-1]
+/* jit_type_rules.c: the result rule of n's op on the TorchScript graph;
+ * fills out[0..noutputs-1]
  * (at most 4) with what follows from the inputs' types; false when n has
  * no rule. rules comes from oxp_jit_type_rules_init. */
 oxp_status oxp_jit_type_rules_init(oxp_map *m, oxp_arena *a, oxp_diag *d);
@@ -233,19 +237,23 @@ bool oxp_jit_type_rule(const oxp_map *rules, const oxp_node *n, oxp_shape *out);
 /* split/chunk/unbind and friends: a list of pieces of input 0. */
 bool oxp_jit_is_split(const oxp_node *k);
 
-/* ---- constants ------------------------------------------------------------ */
+/* ---- constants and clean-up (onnx/: const_fold.c, fold_eval.c,
+ *      onnx_peephole.c, onnx_cse.c, dedup_inits.c) ----------------------- */
 
+/* const_fold.c */
 oxp_status oxp_const_fold(oxp_pass *p);
-/* Evaluates n on constant inputs (fold_eval.c); *out NULL when n is not
+/* fold_eval.c: evaluates n on constant inputs; *out NULL when n is not
  * foldable (unknown op, unsupported dtype, over the size limit). */
 oxp_status oxp_fold_eval(oxp_pass *p, oxp_node *n, oxp_tensor **in,
                          oxp_tensor **out);
 /* Folds above this many output bytes only when some input is as big. */
 enum { OXP_FOLD_LIMIT = 1 << 20 };
 
+/* onnx_peephole.c */
 oxp_status oxp_onnx_peephole(oxp_pass *p);
-/* Merges nodes with the same op, inputs and attributes (onnx_cse.c). */
+/* onnx_cse.c: merges nodes with the same op, inputs and attributes. */
 oxp_status oxp_onnx_cse(oxp_pass *p);
+/* dedup_inits.c */
 oxp_status oxp_dedup_inits(oxp_pass *p);
 
 #endif

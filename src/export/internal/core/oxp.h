@@ -19,7 +19,7 @@
 #define OXP_VERSION "0.0.0"
 #endif
 
-/* ---- status and diagnostics ------------------------------------------ */
+/* ---- status and diagnostics (diag.c) ------------------------------------ */
 
 typedef enum {
   OXP_OK = 0,
@@ -73,6 +73,9 @@ enum {
   OXP_MAX_BLOCK_DEPTH = 512,  /* prim::If / prim::Loop blocks in blocks */
   OXP_MAX_TYPE_DEPTH = 64,   /* tuple, list and optional types in types */
   OXP_MAX_TYPE_RANK = 64,    /* dims of a tensor type in the IR text */
+  /* The most dims shape inference and folding track (oxp_shape, lazy
+   * tensors); a value of higher rank keeps its declared type. */
+  OXP_MAX_SHAPE_RANK = 16,
   /* Readers of files, not of IR: */
   OXP_MAX_JSON_DEPTH = 64,   /* arrays and objects in a safetensors header */
   OXP_MAX_PROTO_DEPTH = 512  /* messages in messages, for onnxexp_check_model
@@ -92,7 +95,7 @@ void *oxp_mem_calloc(size_t k, size_t n);
 void *oxp_mem_realloc(void *p, size_t n);
 char *oxp_mem_strdup(const char *s);
 
-/* ---- arena ------------------------------------------------------------- */
+/* ---- arena (arena.c) ------------------------------------------------- */
 
 typedef struct oxp_arena oxp_arena;
 oxp_arena *oxp_arena_new(void);
@@ -113,7 +116,7 @@ size_t oxp_arena_bytes(const oxp_arena *a);
  * turns it into OXP_ERR_NOMEM after each step (pipeline.c). */
 bool oxp_arena_failed(const oxp_arena *a);
 
-/* ---- string map (open addressing, arena-owned) ------------------------- */
+/* ---- string map (map.c; open addressing, arena-owned) ---------------- */
 
 typedef struct {
   oxp_arena *arena;
@@ -127,7 +130,7 @@ void *oxp_map_get(const oxp_map *m, const char *key);
 /* Returns false on allocation failure. Replaces an existing value. */
 bool oxp_map_put(oxp_map *m, const char *key, void *val);
 
-/* ---- element types ----------------------------------------------------- */
+/* ---- element types (dtype.c; promotion: dtype_promote.c) ------------- */
 
 /* Numbered as onnx.TensorProto.DataType so they serialize as they are. */
 enum {
@@ -193,7 +196,7 @@ enum { OXP_DT_AMBIGUOUS = -2 };
  * or OXP_DT_AMBIGUOUS. pair may be NULL. */
 int oxp_result_type_why(const oxp_operand *ops, int n, int pair[2]);
 
-/* ---- types --------------------------------------------------------------- */
+/* ---- types (types.c) ------------------------------------------------------ */
 
 typedef enum {
   OXP_T_TENSOR,
@@ -244,7 +247,7 @@ void oxp_dims_print(const int64_t *dims, int rank, char *buf, size_t n);
 /* Appends a printed form ("Float(2, 3)", "int[]", ...) to buf. */
 void oxp_type_print(const oxp_type *t, char *buf, size_t n);
 
-/* ---- tensors ------------------------------------------------------------- */
+/* ---- tensors (types.c: the record; tensor_bytes.c: its bytes) ------------ */
 
 /* A dense little-endian tensor. data is borrowed: from the weights mmap,
  * from the arena, or from a caller of the C API; it is never freed here. */
@@ -260,7 +263,7 @@ typedef struct {
   const char *src_path;
   uint64_t src_offset;
   /* A folded permutation of another tensor, made only when read
-   * (lazy_tensor.c): data stays NULL until then. Test bytes with
+   * (tensor_bytes.c): data stays NULL until then. Test bytes with
    * oxp_tensor_has_bytes, not data. */
   const oxp_lazy *lazy;
 } oxp_tensor;
@@ -280,7 +283,7 @@ void oxp_tensor_release(const oxp_tensor *t);
 double oxp_tensor_get_f(const oxp_tensor *t, int64_t i);
 int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i);
 
-/* Lazy tensors (lazy_tensor.c). A reader of a few elements never makes the
+/* Lazy tensors (tensor_bytes.c). A reader of a few elements never makes the
  * whole tensor: the getters above and oxp_tensor_read read in place. */
 static inline bool oxp_tensor_has_bytes(const oxp_tensor *t) {
   return t->data || t->lazy;
@@ -292,10 +295,6 @@ bool oxp_tensor_is_lazy(const oxp_tensor *t);
 const void *oxp_tensor_data(const oxp_tensor *t);
 /* Bytes [off, off + n) of t (in range) into buf. */
 void oxp_tensor_read(const oxp_tensor *t, size_t off, void *buf, size_t n);
-/* Where element i of a lazy tensor is: inside its source's data. */
-const void *oxp_lazy_elem(const oxp_tensor *t, int64_t i);
-/* The tensor whose bytes a lazy one permutes. */
-const oxp_tensor *oxp_lazy_source(const oxp_tensor *t);
 /* Lazy a and b permute the same bytes the same way (so are equal). */
 bool oxp_lazy_same(const oxp_tensor *a, const oxp_tensor *b);
 /* x's bytes permuted by perm (the result has dims x->dims[perm[k]]), or
@@ -332,7 +331,7 @@ static inline int64_t oxp_range_len(int64_t lo, int64_t hi, int64_t step) {
   return n > INT64_MAX ? INT64_MAX : (int64_t)n;
 }
 
-/* ---- graph IR -------------------------------------------------------------- */
+/* ---- graph IR (ir.c) ------------------------------------------------------- */
 
 typedef struct oxp_value oxp_value;
 typedef struct oxp_node oxp_node;
@@ -487,7 +486,7 @@ static inline bool oxp_kind_is(const oxp_node *n, const char *k) {
   return strcmp(n->kind, k) == 0;
 }
 
-/* ---- stages ---------------------------------------------------------------- */
+/* ---- stages (parse/parser.c, weights/safetensors.c, bind.c, bind_packed.c) */
 
 /* Parses TorchScript IR text (as printed by str(graph)) into a new graph in
  * arena a. text need not be NUL-terminated; len bytes are read, never more.

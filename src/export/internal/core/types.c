@@ -1,8 +1,7 @@
-/* types.c: value types and dense tensors. */
+/* types.c: value types, and the tensor record (its bytes are read in
+ * tensor_bytes.c). */
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "oxp.h"
 
@@ -150,16 +149,6 @@ oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,
   return t;
 }
 
-void oxp_tensor_release(const oxp_tensor *t) {
-  if (t && t->lazy) t = oxp_lazy_source(t); /* its bytes are the source's */
-  if (!t || !t->src_path || !t->data || !t->nbytes) return;
-  /* Only whole pages inside the tensor: neighbours may be in use. */
-  uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-  uintptr_t lo = ((uintptr_t)t->data + pg - 1) & ~(pg - 1);
-  uintptr_t hi = ((uintptr_t)t->data + t->nbytes) & ~(pg - 1);
-  if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
 int64_t oxp_tensor_numel(const oxp_tensor *t) {
   int64_t n = 1;
   bool over = false;
@@ -182,63 +171,4 @@ oxp_tensor *oxp_tensor_alloc(oxp_arena *a, int dtype, int rank,
   if (!p) return NULL;
   t->data = p;
   return t;
-}
-
-/* Half and bfloat16 widen by bit manipulation; no FPU support assumed. */
-static double half_to_double(uint16_t h) {
-  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  uint32_t f;
-  if (e == 0) {
-    if (m == 0) f = s;
-    else {
-      e = 127 - 15 + 1;
-      while (!(m & 0x400)) m <<= 1, e--;
-      f = s | (e << 23) | ((m & 0x3ff) << 13);
-    }
-  } else if (e == 31) f = s | 0x7f800000u | (m << 13);
-  else f = s | ((e + 127 - 15) << 23) | (m << 13);
-  float out;
-  memcpy(&out, &f, 4);
-  return out;
-}
-
-/* Where element *i is read: data, or for a lazy tensor its source's
- * element (and *i becomes 0), read in place without making the tensor. */
-static const unsigned char *elem_base(const oxp_tensor *t, int64_t *i) {
-  if (t->data || !t->lazy) return t->data;
-  const unsigned char *p = oxp_lazy_elem(t, *i);
-  *i = 0;
-  return p;
-}
-
-double oxp_tensor_get_f(const oxp_tensor *t, int64_t i) {
-  int64_t j = i;
-  const unsigned char *p = elem_base(t, &j);
-  switch (t->dtype) {
-  case OXP_DT_FLOAT: { float v; memcpy(&v, p + 4 * j, 4); return v; }
-  case OXP_DT_DOUBLE: { double v; memcpy(&v, p + 8 * j, 8); return v; }
-  case OXP_DT_FLOAT16: { uint16_t v; memcpy(&v, p + 2 * j, 2); return half_to_double(v); }
-  case OXP_DT_BFLOAT16: {
-    uint16_t v; memcpy(&v, p + 2 * j, 2);
-    uint32_t f = (uint32_t)v << 16; float o; memcpy(&o, &f, 4); return o;
-  }
-  default: return (double)oxp_tensor_get_i(t, i);
-  }
-}
-
-int64_t oxp_tensor_get_i(const oxp_tensor *t, int64_t i) {
-  int64_t j = i;
-  const unsigned char *p = elem_base(t, &j);
-  switch (t->dtype) {
-  case OXP_DT_UINT8: case OXP_DT_BOOL: return p[j];
-  case OXP_DT_INT8: return (int8_t)p[j];
-  case OXP_DT_INT16: { int16_t v; memcpy(&v, p + 2 * j, 2); return v; }
-  case OXP_DT_UINT16: { uint16_t v; memcpy(&v, p + 2 * j, 2); return v; }
-  case OXP_DT_INT32: { int32_t v; memcpy(&v, p + 4 * j, 4); return v; }
-  case OXP_DT_UINT32: { uint32_t v; memcpy(&v, p + 4 * j, 4); return v; }
-  case OXP_DT_INT64: case OXP_DT_UINT64: { int64_t v; memcpy(&v, p + 8 * j, 8); return v; }
-  case OXP_DT_FLOAT: case OXP_DT_DOUBLE: case OXP_DT_FLOAT16: case OXP_DT_BFLOAT16:
-    return oxp_f2i(oxp_tensor_get_f(t, i));
-  default: return 0;
-  }
 }

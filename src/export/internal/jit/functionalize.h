@@ -113,10 +113,17 @@ typedef struct {
   int ninplace, capinplace;
 } ctx;
 
+/* functionalize_util.c: statuses, array growth, block nesting, constants. */
 oxp_status oxp_fz_nomem(ctx *c);
 bool oxp_fz_grow(ctx *c, void **p, int *cap, int need, size_t elem);
 oxp_status oxp_fz_fail(ctx *c, const oxp_node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Is block b inside (a block of) node n? */
+bool oxp_fz_inside(const oxp_block *b, const oxp_node *n);
+bool oxp_fz_const_int(const oxp_value *v, int64_t *out);
+const oxp_attr *oxp_fz_const_attr(const oxp_value *v);
+
+/* Inline helpers over the side tables. */
 static inline const char *oxp_fz_name(const oxp_value *v) {
   return v && v->name ? v->name : "?";
 }
@@ -127,8 +134,6 @@ static inline bool oxp_fz_original(const ctx *c, const oxp_value *v) {
 static inline oxp_block *oxp_fz_def_block(const oxp_value *v) {
   return v->producer ? v->producer->owner : v->owner;
 }
-/* Is block b inside (a block of) node n? */
-bool oxp_fz_inside(const oxp_block *b, const oxp_node *n);
 /* The value whose current version stands for v's data. */
 static inline oxp_value *oxp_fz_root(const ctx *c, oxp_value *v) {
   if (!oxp_fz_original(c, v)) return v;
@@ -141,8 +146,6 @@ static inline bool oxp_fz_is_tensor(const oxp_value *v) {
 static inline int oxp_fz_dtype(const oxp_value *v) {
   return oxp_fz_is_tensor(v) ? v->type->dtype : 0;
 }
-bool oxp_fz_same_shape(const oxp_type *a, const oxp_type *b);
-bool oxp_fz_const_int(const oxp_value *v, int64_t *out);
 
 /* functionalize_facts.c: alias facts of every value, and per loop the
  * outer roots its body writes. */
@@ -150,6 +153,7 @@ bool oxp_fz_analyse(ctx *c);
 const rootlist *oxp_fz_loop_writes(ctx *c, const oxp_node *loop);
 
 /* functionalize_inverse.c: new nodes, and the inverse of a view. */
+bool oxp_fz_same_shape(const oxp_type *a, const oxp_type *b);
 oxp_node *oxp_fz_new_node(ctx *c, const char *kind, const oxp_node *like,
                           oxp_value *const *ins, int nin, const oxp_type *t);
 oxp_node *oxp_fz_emit(ctx *c, oxp_node **pos, const char *kind, const oxp_node *like,

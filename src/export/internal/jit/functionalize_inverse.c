@@ -50,22 +50,10 @@ static oxp_value *const_ints_node(ctx *c, oxp_node **pos, const oxp_node *like,
   return k->outputs[0];
 }
 
-static const oxp_attr *const_attr(const oxp_value *v) {
-  const oxp_node *k = v ? v->producer : NULL;
-  return k && oxp_kind_is(k, "prim::Constant") ? oxp_attr_get(k, "value") : NULL;
-}
-
-bool oxp_fz_const_int(const oxp_value *v, int64_t *out) {
-  const oxp_attr *a = const_attr(v);
-  if (!a || a->kind != OXP_A_INT) return false;
-  *out = a->i;
-  return true;
-}
-
 /* An int list constant: prim::Constant[value=[...]] or a ListConstruct of
  * int constants. */
 static bool const_int_list(const oxp_value *v, int64_t *out, int max, int *n) {
-  const oxp_attr *a = const_attr(v);
+  const oxp_attr *a = oxp_fz_const_attr(v);
   if (a && a->kind == OXP_A_INTS && a->n <= max) {
     memcpy(out, a->ints, sizeof *out * (size_t)a->n);
     *n = a->n;

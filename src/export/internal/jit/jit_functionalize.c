@@ -22,32 +22,10 @@
  * leave the If as new outputs; writes inside a loop body to outer roots
  * become loop-carried values. Linear in the graph: each stale view is
  * re-made at most once per version of its root and block. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "functionalize.h"
-
-oxp_status oxp_fz_nomem(ctx *c) {
-  return c->st = oxp_fail(c->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-}
-
-bool oxp_fz_grow(ctx *c, void **p, int *cap, int need, size_t elem) {
-  if (need <= *cap) return true;
-  int nc = *cap ? *cap * 2 : 16;
-  while (nc < need) nc *= 2;
-  void *q = oxp_realloc(c->g->arena, *p, elem * (size_t)*cap, elem * (size_t)nc);
-  if (!q) return oxp_fz_nomem(c), false;
-  *p = q, *cap = nc;
-  return true;
-}
-
-/* Is block b inside (a block of) node n? */
-bool oxp_fz_inside(const oxp_block *b, const oxp_node *n) {
-  for (; b; b = b->owner ? b->owner->owner : NULL)
-    if (b->owner == n) return true;
-  return false;
-}
 
 /* Is block a the block b or one around it? */
 static bool encloses(const oxp_block *a, const oxp_block *b) {
@@ -56,15 +34,6 @@ static bool encloses(const oxp_block *a, const oxp_block *b) {
   return false;
 }
 
-oxp_status oxp_fz_fail(ctx *c, const oxp_node *n, const char *fmt, ...) {
-  char msg[640];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return c->st = oxp_fail(c->d, OXP_ERR_UNSUPPORTED, n ? &n->loc : NULL,
-                          n ? n->kind : NULL, "%s", msg);
-}
 /* ---- the current value of anything ------------------------------------ */
 
 static bool set_cur(ctx *c, oxp_value *r, oxp_value *v) {

@@ -7,7 +7,7 @@
  * almost never finds anything. Only tensors whose samples agree are
  * compared in full. The survivor is the first in graph order, so weight
  * inputs (named parameters) win over anonymous constants and results are
- * stable. Lazy tensors (folded transposes, lazy_tensor.c) are hashed and
+ * stable. Lazy tensors (folded transposes, tensor_bytes.c) are hashed and
  * compared on the same bytes, read a piece at a time, never made. */
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * constant folding. Results live in the arena; inputs (often weights in
  * the read-only mmap) are only read. Ops that only relabel dims (Reshape,
  * Squeeze, Unsqueeze, Flatten, Identity) share their input's bytes, and a
- * big Transpose is lazy (lazy_tensor.c): it keeps a recipe, not a copy. An
+ * big Transpose is lazy (tensor_bytes.c): it keeps a recipe, not a copy. An
  * op the evaluator does not know, or a dtype it cannot compute in, leaves
  * *out NULL: the node then simply stays. */
 #include <math.h>

@@ -12,88 +12,8 @@
  * (then a traced size may be the one the user declared variable). */
 #include <string.h>
 
-#include "passes.h"
-#include "shape_rules.h"
 #include "serialize.h"
-
-typedef struct {
-  int n;       /* elements */
-  bool rank0;  /* a 0-d tensor */
-  int64_t v[OXP_MAX_SHAPE_RANK];
-  const char *p[OXP_MAX_SHAPE_RANK];
-} symdata;
-
-struct oxp_sictx {
-  oxp_pass *p;
-  symdata **data; /* by value id */
-  int ndata;
-  oxp_map rules;
-};
-
-void oxp_si_in(oxp_sictx *c, const oxp_node *n, int i, oxp_shape *s) {
-  if (i < n->ninputs && n->inputs[i]) oxp_shape_of(n->inputs[i], s);
-  else oxp_shape_unknown(s, 0);
-}
-
-int oxp_si_opset(const oxp_sictx *c) { return c->p->o->opset; }
-oxp_diag *oxp_si_diag(oxp_sictx *c) { return c->p->d; }
-
-/* Constant int tensors read directly; at most OXP_MAX_SHAPE_RANK elements. */
-static bool const_data(oxp_sictx *c, const oxp_value *v, symdata *out) {
-  if (!oxp_pass_is_const(c->p, v)) return false;
-  const oxp_tensor *t = v->init;
-  if (!oxp_dtype_is_int(t->dtype) || t->rank > 1) return false;
-  int64_t m = oxp_tensor_numel(t);
-  if (m > OXP_MAX_SHAPE_RANK) return false;
-  out->n = (int)m;
-  out->rank0 = t->rank == 0;
-  for (int64_t k = 0; k < m; k++) {
-    out->v[k] = oxp_tensor_get_i(t, k);
-    if (out->v[k] == OXP_SYM_UNKNOWN) return false;
-    out->p[k] = NULL;
-  }
-  return true;
-}
-
-int oxp_si_ints(oxp_sictx *c, const oxp_node *n, int i, int64_t *v,
-                const char **p, bool *rank0) {
-  if (i >= n->ninputs || !n->inputs[i]) return -1;
-  const oxp_value *x = n->inputs[i];
-  symdata tmp, *s = x->id < c->ndata ? c->data[x->id] : NULL;
-  if (!s && const_data(c, x, &tmp)) s = &tmp;
-  if (!s) return -1;
-  for (int k = 0; k < s->n; k++) {
-    v[k] = s->v[k];
-    if (p) p[k] = s->p[k];
-    else if (s->p[k]) v[k] = OXP_SYM_UNKNOWN;
-  }
-  if (rank0) *rank0 = s->rank0;
-  return s->n;
-}
-
-void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
-                     const int64_t *v, const char *const *p, bool rank0) {
-  oxp_value *o = n->outputs[k];
-  if (cnt < 0 || cnt > OXP_MAX_SHAPE_RANK) return;
-  if (o->id >= c->ndata) {
-    /* Lowering keeps making values while it infers: grow by doubling. */
-    int nd = c->ndata * 2 > o->id ? c->ndata * 2 : o->id + 64;
-    symdata **d = oxp_realloc(c->p->g->arena, c->data,
-                              sizeof *d * (size_t)c->ndata, sizeof *d * (size_t)nd);
-    if (!d) return;
-    c->data = d;
-    c->ndata = nd;
-  }
-  symdata *s = oxp_alloc(c->p->g->arena, sizeof *s);
-  if (!s) return;
-  s->n = cnt;
-  s->rank0 = rank0;
-  for (int j = 0; j < cnt; j++) {
-    s->v[j] = v[j];
-    s->p[j] = p ? p[j] : NULL;
-  }
-  c->data[o->id] = s;
-}
+#include "shape_ctx.h"
 
 /* Writes an inferred shape into v's type, merging with what is there. */
 static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
@@ -232,8 +152,8 @@ int oxp_si_live_ints(oxp_si_live *l, const oxp_value *v, int64_t *vals,
                      const char **p) {
   if (!v) return -1;
   if (v->producer) live_chain(l, v->producer, 0);
-  symdata tmp, *s = v->id < l->c.ndata ? l->c.data[v->id] : NULL;
-  if (!s && const_data(&l->c, v, &tmp)) s = &tmp;
+  symdata tmp;
+  const symdata *s = oxp_si_data(&l->c, v, &tmp);
   if (!s) return -1;
   for (int k = 0; k < s->n; k++) {
     vals[k] = s->v[k];

@@ -8,7 +8,7 @@
  * location, offset, length (in that order, as onnx writes them) instead of
  * raw_data. Nothing else in the serializer knows the difference.
  *
- * A lazy tensor (a folded transpose, lazy_tensor.c) has no bytes to borrow
+ * A lazy tensor (a folded transpose, tensor_bytes.c) has no bytes to borrow
  * until they are made; inline, its raw_data points at the tensor itself
  * and is listed in w->lazy, so packing can make the bytes a chunk at a
  * time as it streams (serialize.c). */

@@ -133,7 +133,7 @@ char *oxp_relative_path(oxp_arena *a, const char *from, const char *to);
 struct Onnx__TensorProto; /* onnx/onnx.pb-c.h */
 struct Onnx__ModelProto;
 
-/* Lazy tensors written inline (lazy_tensor.c) have no bytes to borrow: their
+/* Lazy tensors written inline (tensor_bytes.c) have no bytes to borrow: their
  * raw_data.data is the oxp_tensor itself, listed here, and packing makes
  * the bytes chunk by chunk where it meets one (oxp_lazy_refs_find). */
 typedef struct {

@@ -227,24 +227,6 @@ static oxp_status commit(oxp_arena *a, tmp_file *model, tmp_file *data,
   return OXP_OK;
 }
 
-const char *oxp_default_data_name(oxp_arena *a, const char *model_path) {
-  const char *slash = strrchr(model_path, '/');
-  return oxp_sprintf(a, "%s.data", slash ? slash + 1 : model_path);
-}
-
-/* The data file must sit in the model's directory under a plain name:
- * that is what ONNX's location (relative to the model) can express
- * portably. (That it is not the model itself, oxp_check_output sees.) */
-static oxp_status check_data_name(const char *name, oxp_diag *d) {
-  if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
-      strcmp(name, "..") == 0)
-    return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
-                    "external data name '%s' must be a plain file name (it "
-                    "is written beside the model)",
-                    name);
-  return OXP_OK;
-}
-
 static void note(const oxp_options *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void note(const oxp_options *o, const char *fmt, ...) {
@@ -269,23 +251,6 @@ typedef struct {
   const char *data_name;
   oxp_diag *d;
 } writer;
-
-oxp_status oxp_data_file(oxp_arena *a, const char *model_path,
-                         const oxp_options *o, const char **name,
-                         const char **path, oxp_diag *d) {
-  const char *slash = strrchr(model_path, '/');
-  *name = o->external_data_name && *o->external_data_name
-              ? o->external_data_name
-              : oxp_default_data_name(a, model_path);
-  if (!*name) return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-  oxp_status st = check_data_name(*name, d);
-  if (st) return st;
-  *path = slash ? oxp_sprintf(a, "%.*s/%s", (int)(slash - model_path),
-                              model_path, *name)
-                : *name;
-  return *path ? OXP_OK
-               : oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
-}
 
 static oxp_status open_data(writer *w, oxp_ext **ext) {
   oxp_arena *a = w->g->arena;
