@@ -11,7 +11,8 @@
  * products of bools and small ints are int64). */
 static oxp_value *to_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *x) {
   int out = oxp_sym_out_dtype(n, i, 0);
-  if (!out && x && (oxp_kind_is(n, "aten::sum") || oxp_kind_is(n, "aten::prod"))) {
+  if (!out && x && (oxp_kind_is(n, "aten::sum") || oxp_kind_is(n, "aten::prod") ||
+                    oxp_kind_is(n, "aten::cumsum"))) {
     /* untyped output: the schema's rule on the input's dtype */
     int in = oxp_sym_need_dtype(c, x);
     if (!in) return NULL;

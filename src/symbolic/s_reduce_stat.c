@@ -39,6 +39,34 @@ static bool parse(oxp_sctx *c, oxp_node *n, oxp_value *x, stat_args *a) {
   return false;
 }
 
+/* torch's mean here is Welford's, taken in the order the elements are
+ * stored: an infinite element followed by any other makes it NaN
+ * (inf - inf), where ReduceMean gives inf, while an infinity that comes
+ * last stays (measured in torch 1.13 at every position of rows of 2 to
+ * 40). So the NaN comes only from the elements before the last one: in
+ * row-major order those below the end of at least one reduced dim, one
+ * Slice each (all dims: the flattened tensor less its last element, a 0-d sum).
+ * x - x is 0 where x is finite and NaN where it is not (x, not x less
+ * its mean: that is infinite everywhere once the mean is), so the sums
+ * add just that NaN, in x's shape reduced with keepdims. */
+static oxp_value *welford_nan(oxp_sctx *c, oxp_value *x, const stat_args *a) {
+  static const int64_t zero = 0, before_last = -1, one = 1;
+  if (a->k == 0) {
+    oxp_node *f = oxp_sym_op(c, "Flatten", &x, 1, 1); /* [1, N] */
+    if (!f) return NULL;
+    oxp_attr_set_i(f, "axis", 0);
+    oxp_value *head = oxp_sym_slice(c, f->outputs[0], &one, &zero, &before_last, &one, 1);
+    return oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Sub", head, head), NULL, 0, false);
+  }
+  oxp_value *sum = NULL;
+  for (int j = 0; j < a->k; j++) {
+    oxp_value *head = oxp_sym_slice(c, x, &a->dims[j], &zero, &before_last, &one, 1);
+    oxp_value *t = oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Sub", head, head), a->dims, a->k, true);
+    sum = sum ? oxp_sym_op2(c, "Add", sum, t) : t;
+  }
+  return sum;
+}
+
 /* Emits the variance (and, if mean is non-NULL, the mean kept as the
  * keepdim argument says). */
 static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
@@ -58,14 +86,10 @@ static oxp_value *variance(oxp_sctx *c, oxp_value *x, const stat_args *a,
     cnt = oxp_sym_op2(c, "Sub", cnt, oxp_sym_const_scalar(c, a->corr, dt));
   if (!fixed && a->corr != 0)
     cnt = oxp_sym_op2(c, "Max", cnt, oxp_sym_const_scalar(c, 0, dt));
-  /* torch's mean here is Welford's: NaN once an element is infinite
-   * and there are two or more (inf - inf), where ReduceMean gives inf;
-   * of one element it is that element. d - d is 0 where x is finite
-   * and NaN where it is not, so its sum adds just that NaN. */
   double n1;
   bool single = oxp_m_static_count(c, x, a->dims, a->k, &n1) && n1 <= 1;
   if (mean && !single) {
-    oxp_value *nan = oxp_sym_reduce(c, "ReduceSum", oxp_sym_op2(c, "Sub", d, d), a->dims, a->k, true);
+    oxp_value *nan = welford_nan(c, x, a);
     oxp_value *mn = oxp_sym_op2(c, "Add", m, nan);
     if (oxp_m_static_count(c, x, a->dims, a->k, &n1)) {
       m = mn;

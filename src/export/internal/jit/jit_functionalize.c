@@ -256,7 +256,14 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *const 
     bool promotes = oxp_inplace_promotes(n) && !oxp_inplace_is_meta(n) &&
                     oxp_fz_is_tensor(self); /* add_ of a list is list += list */
     int pd = promotes ? oxp_inplace_pure_dtype(n, sd) : sd;
-    const oxp_type *st = self->type ? self->type : out->type;
+    /* self may be an earlier in-place op's result, which that op retyped
+     * as its pure form (which may promote): self's own dtype is that of
+     * its current value (mul_ of a double into a float, then sub_ of a
+     * double: difftest views seed 9201 program 7961). */
+    oxp_type *st = NULL;
+    const oxp_type *st0 = self->type ? self->type : out->type;
+    if (st0 && !(st = oxp_type_copy(c->g->arena, st0))) return oxp_fz_nomem(c), false;
+    if (st && st->kind == OXP_T_TENSOR && sd && c->born[self->id] == -1) st->dtype = sd;
     if (st && !oxp_inplace_is_meta(n)) {
       if (!(out->type = oxp_type_copy(c->g->arena, st))) return oxp_fz_nomem(c), false;
       if (out->type->kind == OXP_T_TENSOR) out->type->dtype = pd;
