@@ -170,7 +170,7 @@ KNOWN = [
     K("ort-cast-chain", "onnxruntime", ALL, "a float cast to an integer type, then to bool: onnxruntime skips the "
       "integer step even with optimizations disabled (-0.449 -> int64 0 -> bool gives True); logical ops on such "
       "integers meet it too (they cast to bool)", "mismatch-trace-to",
-      lambda s, v, o: ((s.op == "to" and o and _dt(o[0]) == torch.bool) or s.op.startswith("logical_") or
+      lambda s, v, o: ((s.op in ("to", "type_as") and o and _dt(o[0]) == torch.bool) or s.op.startswith("logical_") or
                        s.op in ("all", "any", "nonzero", "where")) and any(
           _isint(x) and _cast_from_float(n) for n, x in zip(s.ins, v))),
     K("ort-resize-nearest-ratio", "onnxruntime", ALL, "nearest interpolation to a size that does not divide into a "
@@ -262,7 +262,9 @@ def _producer(name):
 
 def _cast_from_float(name):
     p = _producer(name)
-    if p is None or p.op != "to":
+    while p is not None and p.op in ("clone", "contiguous", "detach") and p.ins:
+        p = _producer(p.ins[0])  # exported as nothing: the Casts meet
+    if p is None or p.op not in ("to", "type_as"):  # the casts (gen_ops: type_as is one too)
         return False
     src = CTX[0][1].get(p.ins[0])
     return isinstance(src, torch.Tensor) and src.dtype.is_floating_point

@@ -329,6 +329,23 @@ static bool r_minmax(const oxp_node *n, oxp_shape *out) {
   return true;
 }
 
+/* norm(x, p) | norm(x, p, dims, keepdim[, dtype]) and
+ * linalg_vector_norm(x, ord, dims, keepdim, dtype): x's real float
+ * dtype unless dtype is given; torch refuses integer x. */
+static bool r_norm(const oxp_node *n, oxp_shape *out) {
+  oxp_shape x;
+  in(n, 0, &x);
+  const oxp_type *t2 = n->ninputs == 3 ? n->inputs[2]->type : NULL;
+  bool dt_only = t2 && t2->kind == OXP_T_INT; /* norm(x, p, dtype) */
+  if (n->ninputs <= 2 || dt_only) set_rank(out, 0);
+  else reduced(n, 2, n->ninputs > 3 ? 3 : -1, &x, out);
+  int dt = n->ninputs > 4 ? dtype_arg(n, 4) : dt_only ? dtype_arg(n, 2) : 0;
+  if (!dt) dt = x.dtype == OXP_DT_FLOAT || x.dtype == OXP_DT_DOUBLE || x.dtype == OXP_DT_FLOAT16 ||
+                        x.dtype == OXP_DT_BFLOAT16 ? x.dtype : 0;
+  out->dtype = dt < 0 ? 0 : dt;
+  return true;
+}
+
 static bool r_arg(const oxp_node *n, oxp_shape *out) {
   oxp_shape x;
   in(n, 0, &x);
@@ -1081,6 +1098,7 @@ static const struct {
     {"aten::nansum", r_sum},
     {"aten::amax", r_reduce}, {"aten::amin", r_reduce}, {"aten::logsumexp", r_reduce},
     {"aten::std", r_reduce}, {"aten::var", r_reduce},
+    {"aten::norm", r_norm}, {"aten::linalg_vector_norm", r_norm},
     {"aten::max", r_minmax}, {"aten::min", r_minmax},
     {"aten::argmax", r_arg}, {"aten::argmin", r_arg},
     {"aten::all", r_bool_reduce}, {"aten::any", r_bool_reduce},

@@ -38,7 +38,7 @@ bool oxp_operand_of(const oxp_value *v, oxp_operand *o) {
 }
 
 /* How an op's output dtype follows from its inputs. */
-typedef enum { PROMOTE, TRUE_DIV, COMPARE, SAME0, SAME1, LIST0, SUM0 } rule;
+typedef enum { PROMOTE, TRUE_DIV, COMPARE, SAME0, SAME1, LIST0, SUM0, MINMAX } rule;
 
 static const struct {
   const char *op;
@@ -77,7 +77,7 @@ static const struct {
     {"aten::addmm", SAME1, 0, 0},
     {"aten::sum", SUM0, 0, 0}, {"aten::prod", SUM0, 0, 0},
     {"aten::mean", SAME0, 0, 0},
-    {"aten::max", SAME0, 0, 0}, {"aten::min", SAME0, 0, 0},
+    {"aten::max", MINMAX, 0, 2}, {"aten::min", MINMAX, 0, 2},
 };
 
 static int list_dtype(const oxp_value *l) {
@@ -98,8 +98,29 @@ static bool rounded(const oxp_node *n) {
   return a && a->kind == OXP_A_STR;
 }
 
+/* The trailing dtype argument of softmax/log_softmax(x, dim, dtype) and
+ * mean/sum/prod(x, dtype) or (x, dim, keepdim, dtype) is given: the
+ * result is that dtype, which the type rules read (jit_type_rules.c);
+ * where they could not, this pass must not fall back on x's. */
+static bool dtype_given(const oxp_node *n) {
+  bool soft = oxp_kind_is(n, "aten::softmax") || oxp_kind_is(n, "aten::log_softmax");
+  bool red = oxp_kind_is(n, "aten::mean") || oxp_kind_is(n, "aten::sum") || oxp_kind_is(n, "aten::prod");
+  if (!(soft ? n->ninputs == 3 : red && (n->ninputs == 2 || n->ninputs == 4))) return false;
+  const oxp_type *t = n->inputs[n->ninputs - 1]->type;
+  return !t || t->kind != OXP_T_NONE;
+}
+
 static int infer(const oxp_node *n, int r, int first, int count) {
   oxp_operand ops[2];
+  if (dtype_given(n)) return 0;
+  /* max/min of two tensors promote (maximum/minimum); of one, or over a
+   * dim, they keep x's dtype (difftest seed 9201 program 12096: min of
+   * an int64 tensor and a float of unknown type came out int64) */
+  if (r == MINMAX) {
+    const oxp_type *t = n->ninputs >= 2 ? n->inputs[1]->type : NULL;
+    if (n->ninputs == 2 && (!t || t->kind == OXP_T_TENSOR)) r = PROMOTE;
+    else r = SAME0;
+  }
   switch (r) {
   case SAME0: return n->ninputs > 0 && oxp_operand_of(n->inputs[0], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
   case SAME1: return n->ninputs > 1 && oxp_operand_of(n->inputs[1], &ops[0]) && !ops[0].scalar ? ops[0].dtype : 0;
