@@ -13,6 +13,7 @@ Python. Parameters and buffers render as `self.NAME`.
 
 import linecache
 import math
+import re
 import os
 import sys
 
@@ -335,6 +336,18 @@ def eval_guard(expr, ins, env, genv, out=None):
     return bool(eval(expr.format(*names), local))
 
 
+PRODUCTS = ("mul", "div", "square", "mul_", "div_", "__imul__", "__itruediv__", "setitem*=", "setitem/=")
+DEPTH_CAP = 1e6  # past this a float32 rtol passes 10: the value is not checked, only NaN and inf places
+
+
+def _literal_exponent(template):
+    m = re.search(r"\*\*\s*\(?\s*(-?[0-9.e+-]+)|pow\([^,]+,\s*(-?[0-9.e+-]+)", template)
+    try:
+        return abs(float(m.group(1) or m.group(2))) if m else 1.0
+    except ValueError:
+        return 1.0
+
+
 class Interp:
     """Runs a program statement by statement on given inputs.
 
@@ -397,7 +410,7 @@ class Interp:
     def step(self, s, snap=True):
         if s.pre and not eval_guard(s.pre, s.ins, self.env, self.genv):
             raise GuardFailed("pre: " + s.pre)
-        dep = max([self.depth.get(n, 0) for n in s.ins] or [0]) + s.cost
+        dep = self.chain_depth(s)
         cone = set()
         for n in s.reads():
             cone |= self.cone.get(n, {n})
@@ -420,14 +433,22 @@ class Interp:
             loc = self.local()
             exec(self.expr(s), {"torch": torch, "F": torch.nn.functional, "math": math}, loc)
             t = s.ins[0]
-            self.depth[t] = max(self.depth.get(t, 0), dep)
-            self.cone[t] = self.cone.get(t, {t}) | cone
-            self.note_unit(t, self.cone[t])
+            # the write lands in every alias of t (a base written through
+            # its view: views seed 9202 program 3541)
+            for a in self.aliases(t):
+                self.depth[a] = max(self.depth.get(a, 0), dep)
+                self.cone[a] = self.cone.get(a, {a}) | cone
+                self.note_unit(a, self.cone[a])
             # every name may alias the written one: re-measure them all
             for n in self.env:
                 self.note_mag(n)
         elif s.kind == "if":
             c = eval(self.expr(s), {"torch": torch, "F": torch.nn.functional, "math": math}, self.local())
+            # the known-bug check of the condition sees the values it read,
+            # not what the branch then wrote over them (views seed 9202
+            # program 2347: copy_ overwrote the NaN that x.max() read)
+            if self.on_step is not None:
+                self.on_step(self, s)
             self.run(s.body if c else s.orelse, snap)
             for n in s.outs:
                 self.depth[n] = max(self.depth.get(n, 0), dep)
@@ -443,8 +464,57 @@ class Interp:
                 self.cone[n] = self.cone.get(n, {n}) | cone
         if s.guard and not eval_guard(s.guard, s.ins, self.env, self.genv, self.env.get(s.outs[0]) if s.outs else None):
             raise GuardFailed(s.guard)
-        if self.on_step is not None and s.kind in ("assign", "write", "if"):
+        if self.on_step is not None and s.kind in ("assign", "write"):
             self.on_step(self, s)
+
+    def aliases(self, name):
+        """name and every other name whose tensor shares its storage."""
+        t = self.env.get(name)
+        out = [name]
+        if not isinstance(t, torch.Tensor):
+            return out
+        try:
+            p = t.storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return out
+        for n, u in self.env.items():
+            if n != name and isinstance(u, torch.Tensor) and u.numel() and t.numel():
+                try:
+                    if u.storage().data_ptr() == p:
+                        out.append(n)
+                except (RuntimeError, NotImplementedError):
+                    pass
+        return out
+
+    def chain_depth(self, s):
+        """Rounding depth after s (README, "Tolerances"). Relative errors
+        add up through a product or quotient (x * x doubles x's: squaring
+        in a loop compounds, views seed 9202 program 3541) and scale by the
+        exponent through pow (gelu's error to the power -5: seed 9103
+        program 1060); elsewhere the deepest input counts."""
+        ds = [self.depth.get(n, 0) for n in s.ins]
+        if not ds:
+            return s.cost
+        if s.op in PRODUCTS:
+            d = sum(ds) * (2 if s.op == "square" else 1)
+        elif s.op == "pow":
+            e = self._max_abs(s.ins[1]) if len(s.ins) > 1 else _literal_exponent(s.template)
+            lb = self._max_abs(s.ins[0], log=True)
+            d = ds[0] * max(1.0, e) + sum(ds[1:]) * max(1.0, e * lb)
+        else:
+            d = max(ds)
+        return min(d, DEPTH_CAP) + s.cost
+
+    def _max_abs(self, name, log=False):
+        """Largest finite |value| of name (|ln|x|| with log), 1 if none."""
+        t = self.env.get(name)
+        if not isinstance(t, torch.Tensor):
+            return abs(float(t)) if isinstance(t, (int, float)) and math.isfinite(t) else 1.0
+        a = t.detach().double().abs()
+        a = a[torch.isfinite(a) & (a > 0)] if log else a[torch.isfinite(a)]
+        if a.numel() == 0:
+            return 1.0
+        return float(a.log().abs().max()) if log else float(a.max())
 
     def unit_of(self, name):
         return max([self.unit.get(n, 0.0) for n in self.cone.get(name, {name})] + [self.unit.get(name, 0.0)])
