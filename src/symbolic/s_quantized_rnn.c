@@ -10,16 +10,17 @@
  * Per layer and direction, the input-hidden linear takes the whole
  * [T, B, I] sequence at once (one range for all of it), and the
  * hidden-hidden linear takes the hidden state of each step (a range per
- * step). So the layers are unrolled over the sequence, which must have a
- * static length, each linear written out by oxp_q_linear_dyn as
- * quantized::linear_dynamic is, and the gates combined in float as torch's
- * cells combine them:
+ * step). So the layers are unrolled over the sequence (an ONNX Loop when
+ * only run time knows its length), each linear written out by
+ * oxp_q_linear_dyn as quantized::linear_dynamic is, and the gates
+ * combined in float as torch's cells combine them:
  *   LSTM  gates = hh(h) + ih[t]; i, f, g, o = chunk 4;
  *         c' = sigmoid(f) * c + sigmoid(i) * tanh(g); h' = sigmoid(o) * tanh(c')
  *   GRU   r = sigmoid(hh_r + ih_r); z = sigmoid(hh_z + ih_z);
  *         n = tanh(ih_n + hh_n * r); h' = (h - n) * z + n
  * The reverse direction reads ih in reverse and writes its outputs back
  * in order; a bidirectional layer's output concatenates both. */
+#include "lower_ctx.h"
 #include "ops.h"
 #include "s_quantized.h"
 #include "../export/internal/weights/packed.h"
@@ -37,7 +38,7 @@ typedef struct {
   oxp_sctx *c;
   oxp_node *n;
   int kind, gates;
-  int64_t layers, hidden, steps;
+  int64_t layers, hidden, steps; /* steps 0: known at run time only */
   bool bidir;
   oxp_node *cells; /* the list of the cells' parts (bind_packed.c) */
 } qrnn;
@@ -118,6 +119,67 @@ static oxp_value *concat(oxp_sctx *c, oxp_value **v, int n, int64_t axis) {
   return k->outputs[0];
 }
 
+/* The steps as an ONNX Loop, for a sequence length known at run time
+ * only: the body is one step (the hidden-hidden linear quantizes the
+ * step's hidden state, as unrolled), h (and cs) carried, h the scan
+ * output; the reverse direction runs over the gates reversed and its
+ * outputs are put back in order. (Two other forms, the body reading
+ * step T-1-i of the outer gates, or the outputs left unreversed, failed
+ * in onnxruntime-node 1.20.1 with its "all" graph optimizations: a Gather
+ * in the body saw an empty tensor; with them disabled the second ran.) */
+static oxp_value *loop_steps(qrnn *r, const dyn_linear *hh, oxp_value *xg, bool reverse,
+                             oxp_value **h, oxp_value **cs) {
+  oxp_sctx *c = r->c;
+  oxp_arena *a = oxp_sym_arena(c);
+  int ncar = *cs ? 2 : 1;
+  oxp_value *t = oxp_sym_size(c, xg, 0), *back = NULL;
+  if (reverse) {
+    oxp_value *last = oxp_sym_op2(c, "Sub", t, oxp_sym_const_i64(c, 1));
+    oxp_node *rg = last ? oxp_sym_op(c, "Range", (oxp_value *[]){last, oxp_sym_const_i64(c, -1),
+                                                                 oxp_sym_const_i64(c, -1)},
+                                     3, 1)
+                        : NULL;
+    if (!rg) return NULL;
+    back = rg->outputs[0];
+    xg = oxp_sym_op2(c, "Gather", xg, back);
+  }
+  oxp_value *ins[4] = {t, oxp_sym_const_scalar(c, 1, OXP_DT_BOOL), *h, *cs};
+  oxp_node *loop = xg ? oxp_sym_op(c, "Loop", ins, 2 + ncar, ncar + 1) : NULL;
+  oxp_block *body = loop ? oxp_node_add_block(loop) : NULL;
+  if (!body) return NULL;
+  oxp_value *iter = oxp_block_add_input(body, NULL, oxp_type_tensor(a, OXP_DT_INT64, 0, NULL));
+  oxp_value *cin = oxp_block_add_input(body, NULL, oxp_type_tensor(a, OXP_DT_BOOL, 0, NULL));
+  oxp_value *hb = oxp_block_add_input(body, NULL, oxp_type_copy(a, (*h)->type));
+  oxp_value *cb = *cs ? oxp_block_add_input(body, NULL, oxp_type_copy(a, (*cs)->type)) : NULL;
+  if (!iter || !cin || !hb || (*cs && !cb)) {
+    oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  oxp_block *outer = c->cur;
+  c->cur = body;
+  oxp_value *cnew = cb;
+  oxp_value *hnew = step(r, hh, oxp_sym_op2(c, "Gather", xg, iter), hb, &cnew);
+  oxp_value *cout = oxp_sym_op1(c, "Identity", cin);
+  oxp_value *scan = oxp_sym_op1(c, "Identity", hnew);
+  bool ok = hnew && cout && scan && oxp_block_add_output(body, cout) &&
+            oxp_block_add_output(body, hnew) && (!cb || oxp_block_add_output(body, cnew)) &&
+            oxp_block_add_output(body, scan);
+  c->cur = outer;
+  if (!ok) {
+    if (!oxp_sym_status(c)) oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  for (int i = 0; i < ncar; i++)
+    loop->outputs[i]->type = oxp_type_copy(a, body->inputs[2 + i]->type);
+  const oxp_type *ht = (*h)->type;
+  int64_t dims[3] = {-1, ht && ht->rank == 2 ? ht->dims[0] : -1, r->hidden};
+  loop->outputs[ncar]->type = oxp_type_tensor(a, OXP_DT_FLOAT, 3, dims);
+  *h = loop->outputs[0];
+  if (*cs) *cs = loop->outputs[1];
+  oxp_value *y = loop->outputs[ncar];
+  return reverse ? oxp_sym_op2(c, "Gather", y, back) : y;
+}
+
 /* One direction of one layer over x ([T, B, I]): its outputs [T, B, H];
  * *h and *cs hold the initial state and receive the final one. */
 static oxp_value *direction(qrnn *r, int cell, oxp_value *x, bool reverse, oxp_value **h,
@@ -132,6 +194,7 @@ static oxp_value *direction(qrnn *r, int cell, oxp_value *x, bool reverse, oxp_v
     return NULL;
   oxp_value *xg = apply(c, &ih, x);
   if (!xg) return NULL;
+  if (!r->steps) return loop_steps(r, &hh, xg, reverse, h, cs);
   oxp_value **outs = oxp_alloc(oxp_sym_arena(c), sizeof *outs * (size_t)r->steps);
   if (!outs) {
     oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
@@ -163,20 +226,18 @@ static oxp_status initial(qrnn *r, oxp_value **h0, oxp_value **c0) {
   return OXP_OK;
 }
 
-/* The sequence length of x (axis seq of its type); 0 after a
- * diagnostic when it is not static. */
+/* The sequence length of x (axis seq of its type), 0 when only run
+ * time knows it; -1 after a diagnostic. */
 static int64_t static_steps(qrnn *r, oxp_value *x, int seq) {
   const oxp_type *t = x->type;
   if (!t || t->kind != OXP_T_TENSOR || t->rank != 3 || !t->dims)
     return oxp_sym_fail(r->c, OXP_ERR_UNSUPPORTED,
                         "%s: the input's rank must be known and 3 (a batched sequence)",
-                        r->n->kind), 0;
-  if (t->dims[seq] < 1 || (t->dim_params && t->dim_params[seq]))
-    return oxp_sym_fail(r->c, OXP_ERR_UNSUPPORTED,
-                        "%s: the sequence length must be static: a dynamically "
-                        "quantized RNN is unrolled over it, each step quantizing the "
-                        "hidden state with its own range (docs/quantized.md)",
-                        r->n->kind), 0;
+                        r->n->kind), -1;
+  if (t->dims[seq] == 0)
+    return oxp_sym_fail(r->c, OXP_ERR_GRAPH, "%s: an empty sequence (torch refuses it)",
+                        r->n->kind), -1;
+  if (t->dims[seq] < 0 || (t->dim_params && t->dim_params[seq])) return 0;
   return t->dims[seq];
 }
 
@@ -219,7 +280,7 @@ static oxp_status qrnn_lower(oxp_sctx *c, oxp_node *n, int kind) {
   if (!x) return oxp_sym_status(c);
   if (!x->type || x->type->dtype != OXP_DT_FLOAT)
     return oxp_sym_unsupported(c, "an input other than float32");
-  if (!(r.steps = static_steps(&r, x, batch_first ? 1 : 0))) return oxp_sym_status(c);
+  if ((r.steps = static_steps(&r, x, batch_first ? 1 : 0)) < 0) return oxp_sym_status(c);
   oxp_value *w_hh = oxp_sym_in(c, r.cells, OXP_PK_CELL_HH + OXP_PK_WEIGHT);
   if (!w_hh) return oxp_sym_status(c);
   if (w_hh->type->rank != 2) return oxp_sym_fail(c, OXP_ERR_WEIGHTS, "%s: a weight not 2-d", n->kind);
