@@ -205,9 +205,13 @@ def capture(model, args):
     if isinstance(args, (torch.Tensor, int, float, bool)):
         args = (args,)
     eager = model
+    cells = _qpack.has_cells(model)
     model = utils._pre_trace_quant_model(model, args)
-    with _tracer_without_copy():
-        graph, params, _, _ = utils._create_jit_graph(model, args)
+    if cells:  # dynamically quantized RNNs, which torch's capture refuses
+        graph, params = _qpack.create_jit_graph(model, args)
+    else:
+        with _tracer_without_copy():
+            graph, params, _, _ = utils._create_jit_graph(model, args)
     torch._C._jit_pass_inline(graph)
 
     inputs = [v.debugName() for v in graph.inputs()]

@@ -31,11 +31,24 @@ reads it):
 import torch
 
 _QDTYPES = {torch.qint8: torch.int8, torch.quint8: torch.uint8}
+CELL_CLASS = "__torch__.torch.classes.rnn.CellParamsBase"
+
+
+def _cell_state(obj):
+    """(kind, tensors, doubles, longs, packed linears) of RNN cell params
+    (a dynamically quantized LSTM's or GRU's, one per layer and
+    direction), as their __getstate__ gives it; None for other objects."""
+    if not isinstance(obj, torch.ScriptObject) or not obj._has_method("__getstate__"):
+        return None
+    s = obj.__getstate__()
+    if isinstance(s, tuple) and len(s) == 2 and s[1] == CELL_CLASS:
+        return s[0]
+    return None
 
 
 def is_packed(obj):
-    """Is obj the packed params of a quantized conv or linear layer?"""
-    return isinstance(obj, torch.ScriptObject) and obj._has_method("unpack")
+    """Is obj the packed params of a quantized conv, linear or RNN layer?"""
+    return isinstance(obj, torch.ScriptObject) and (obj._has_method("unpack") or _cell_state(obj) is not None)
 
 
 def _weight(name, w):
@@ -97,8 +110,23 @@ def _reduced_qmax(w, b, obj):
     return best[1]
 
 
+def _unpack_cell(name, state):
+    kind, _, _, longs, packed = state
+    if kind != "quantized_dynamic":
+        raise ValueError("%s: RNN cell params of kind %r are not supported (only int8 dynamic quantization's, "
+                         "'quantized_dynamic': quantize_dynamic(..., dtype=torch.qint8))" % (name, kind))
+    if len(packed) != 2 or len(longs) != 1:
+        raise ValueError("%s: RNN cell params with %d packed linears and %d flags (expected 2 and 1)" %
+                         (name, len(packed), len(longs)))
+    out = unpack(name + ".ih", packed[0]) + unpack(name + ".hh", packed[1])
+    return out + [(name + ".reduce_range", torch.tensor(int(longs[0]), dtype=torch.int64))]
+
+
 def unpack(name, obj):
     """[(key, tensor)] of packed params obj, the graph input name."""
+    cell = _cell_state(obj)
+    if cell is not None:
+        return _unpack_cell(name, cell)
     w, b = obj.unpack()
     out = _weight(name, w)
     if b is not None:
@@ -126,3 +154,36 @@ def find(model, name):
         if obj is None:
             return None
     return obj if is_packed(obj) else None
+
+
+def has_cells(model):
+    """Does model hold dynamically quantized RNN layers (their weights RNN
+    cell params, which torch 1.13's exporter cannot capture)?"""
+    return any(hasattr(m, "_all_weight_values") for m in getattr(model, "modules", lambda: [])())
+
+
+def create_jit_graph(model, args):
+    """(graph, params) of a model holding RNN cell params, as torch 1.13's
+    _create_jit_graph would give them if it could: it never traces such a
+    model first (_pre_trace_quant_model looks for _packed_params only),
+    and the traced module's branch fails to flatten the cell params' state
+    (a tuple of packed linears) into the inputs it types. Here: traced as
+    _pre_trace_quant_model traces, then that branch step by step, the
+    cell params left out of the typed inputs as torch leaves packed params'
+    types alone (setInputTensorTypes skips class-typed inputs by their
+    count, here 0). A cell params' entry of params is its state tuple."""
+    if not isinstance(model, torch.jit.ScriptModule):
+        model = torch.jit.trace(model, tuple(args))
+    from torch.onnx import utils
+    graph = model.forward.graph
+    torch._C._jit_pass_onnx_function_substitution(graph)
+    frozen = torch._C._freeze_module(model._c, preserveParameters=True)
+    module, params = torch._C._jit_onnx_list_model_parameters(frozen)
+    method_graph = module._get_method("forward").graph
+    args_params = tuple(args) + tuple(params)
+    cell = [CELL_CLASS in str(i.type()) for i in method_graph.inputs()]
+    counts = utils._get_param_count_list(method_graph, tuple(
+        None if c else a for c, a in zip(cell, args_params)))
+    in_vars, _ = torch.jit._flatten(tuple(a for c, a in zip(cell, args_params) if not c))
+    graph = torch._C._propagate_and_assign_input_shapes(method_graph, tuple(in_vars), counts, False, False)
+    return graph, params

@@ -38,4 +38,17 @@ oxp_status oxp_q_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *f,
 /* Element type of a quantized tensor's integer values. */
 int oxp_q_dtype(const oxp_qval *q);
 
+/* Dynamic quantization (s_quantized_dynamic.c): torch's dynamic linear
+ * (PackedLinearWeight*::apply_dynamic) of float32 x: x quantized to uint8
+ * [0, qmax] with parameters chosen from its own range, MatMulInteger with
+ * the int8 weight w (torch's [O, I]), scaled by x's and the weight's
+ * scales (ws, zero points wz), plus the bias (float32 [O]) that input bi
+ * of node bn holds, if it is not None. NULL after a diagnostic. */
+oxp_value *oxp_q_linear_dyn(oxp_sctx *c, oxp_value *x, oxp_value *w, oxp_value *ws,
+                            oxp_value *wz, oxp_node *bn, int bi, int64_t qmax);
+/* The top of a dynamic linear's input range: 255, or with reduce the
+ * packed params' reduced_qmax, input qi of n (None: an error naming op
+ * and the missing key); 0 after a diagnostic. */
+int64_t oxp_q_dyn_qmax(oxp_sctx *c, const char *op, oxp_node *n, int qi, bool reduce);
+
 #endif

@@ -23,33 +23,35 @@ static oxp_value *k64(oxp_sctx *c, double v) {
   return oxp_sym_const_scalar(c, v, OXP_DT_DOUBLE);
 }
 
-/* The top of the input's quantized range: 255, or the packed params'
- * reduced_qmax when the op asks for a reduced range; 0 after a
- * diagnostic. */
+int64_t oxp_q_dyn_qmax(oxp_sctx *c, const char *op, oxp_node *n, int qi, bool reduce) {
+  if (!reduce) return 255;
+  int64_t q;
+  if (oxp_sym_is_none(n, qi)) {
+    oxp_sym_fail(c, OXP_ERR_WEIGHTS,
+                 "%s with reduce_range=True: the input's range depends on the "
+                 "quantized engine that packed the layer (7 bits on fbgemm and "
+                 "onednn, 8 on qnnpack), and the weights file has no "
+                 "'<packed params>.reduced_qmax' to say which (docs/quantized.md)",
+                 op);
+    return 0;
+  }
+  if (!oxp_sym_need_int(c, n, qi, &q)) return 0;
+  if (q != 127 && q != 255) {
+    oxp_sym_fail(c, OXP_ERR_WEIGHTS, "%s: reduced_qmax %lld is neither 127 nor 255",
+                 op, (long long)q);
+    return 0;
+  }
+  return q;
+}
+
+/* The top of linear_dynamic's input range; 0 after a diagnostic. */
 static int64_t input_qmax(oxp_sctx *c, oxp_node *n) {
   bool reduce;
   if (!oxp_sym_bool(n, PK + OXP_PK_LINEAR_N, &reduce)) {
     oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: reduce_range must be a constant", n->kind);
     return 0;
   }
-  if (!reduce) return 255;
-  int64_t q;
-  if (oxp_sym_is_none(n, PK + OXP_PK_REDUCED_QMAX)) {
-    oxp_sym_fail(c, OXP_ERR_WEIGHTS,
-                 "%s with reduce_range=True: the input's range depends on the "
-                 "quantized engine that packed the layer (7 bits on fbgemm and "
-                 "onednn, 8 on qnnpack), and the weights file has no "
-                 "'<packed params>.reduced_qmax' to say which (docs/quantized.md)",
-                 n->kind);
-    return 0;
-  }
-  if (!oxp_sym_need_int(c, n, PK + OXP_PK_REDUCED_QMAX, &q)) return 0;
-  if (q != 127 && q != 255) {
-    oxp_sym_fail(c, OXP_ERR_WEIGHTS, "%s: reduced_qmax %lld is neither 127 nor 255",
-                 n->kind, (long long)q);
-    return 0;
-  }
-  return q;
+  return oxp_q_dyn_qmax(c, n->kind, n, PK + OXP_PK_REDUCED_QMAX, reduce);
 }
 
 /* ChooseQuantizationParams(min(x), max(x), 0, qmax) for float32 x: the
@@ -112,6 +114,24 @@ static oxp_value *quantize_input(oxp_sctx *c, oxp_value *x, oxp_value *scale, ox
   return oxp_sym_cast(c, q, OXP_DT_UINT8);
 }
 
+oxp_value *oxp_q_linear_dyn(oxp_sctx *c, oxp_value *x, oxp_value *w, oxp_value *ws,
+                            oxp_value *wz, oxp_node *bn, int bi, int64_t qmax) {
+  oxp_value *xs, *xz;
+  if (!choose_qparams(c, x, qmax, &xs, &xz)) return NULL;
+  oxp_value *xq = quantize_input(c, x, xs, xz);
+  /* MatMulInteger takes B as [I, O], its zero point per column (O) */
+  oxp_node *t = oxp_sym_op(c, "Transpose", &w, 1, 1);
+  if (!t) return NULL;
+  oxp_attr_set_ints(t, "perm", (int64_t[]){1, 0}, 2);
+  oxp_node *mm = oxp_sym_op(c, "MatMulInteger", (oxp_value *[]){xq, t->outputs[0], xz, wz}, 4, 1);
+  if (!mm) return NULL;
+  oxp_value *y = oxp_sym_op2(c, "Mul", oxp_sym_cast(c, mm->outputs[0], OXP_DT_FLOAT),
+                             oxp_sym_op2(c, "Mul", xs, ws));
+  if (oxp_sym_is_none(bn, bi)) return y;
+  oxp_value *bias = oxp_sym_in(c, bn, bi);
+  return bias ? oxp_sym_op2(c, "Add", y, bias) : NULL;
+}
+
 /* quantized::linear[_relu]_dynamic(x, <packed>, reduce_range) */
 static oxp_status qlinear_dynamic(oxp_sctx *c, oxp_node *n, bool relu) {
   if (n->ninputs != PK + OXP_PK_LINEAR_N + 1)
@@ -131,19 +151,8 @@ static oxp_status qlinear_dynamic(oxp_sctx *c, oxp_node *n, bool relu) {
   if (!w || !ws || !wz) return oxp_sym_status(c);
   if (w->type->dtype != OXP_DT_INT8)
     return oxp_sym_unsupported(c, "a weight other than qint8");
-  oxp_value *xs, *xz;
-  if (!choose_qparams(c, x, qmax, &xs, &xz)) return oxp_sym_status(c);
-  oxp_value *xq = quantize_input(c, x, xs, xz);
-  /* MatMulInteger takes B as [I, O], its zero point per column (O) */
-  oxp_node *t = oxp_sym_op(c, "Transpose", &w, 1, 1);
-  if (!t) return oxp_sym_status(c);
-  oxp_attr_set_ints(t, "perm", (int64_t[]){1, 0}, 2);
-  oxp_node *mm = oxp_sym_op(c, "MatMulInteger", (oxp_value *[]){xq, t->outputs[0], xz, wz}, 4, 1);
-  if (!mm) return oxp_sym_status(c);
-  oxp_value *y = oxp_sym_op2(c, "Mul", oxp_sym_cast(c, mm->outputs[0], OXP_DT_FLOAT),
-                             oxp_sym_op2(c, "Mul", xs, ws));
-  if (!oxp_sym_is_none(n, PK + OXP_PK_BIAS))
-    y = oxp_sym_op2(c, "Add", y, oxp_sym_in(c, n, PK + OXP_PK_BIAS));
+  oxp_value *y = oxp_q_linear_dyn(c, x, w, ws, wz, n, PK + OXP_PK_BIAS, qmax);
+  if (!y) return oxp_sym_status(c);
   if (relu) y = oxp_sym_op1(c, "Relu", y);
   return oxp_sym_set_out(c, n, 0, y);
 }

@@ -6,7 +6,9 @@
  * (docs/quantized.md); here they become constants that replace the packed
  * input of each quantized op, in the order packed.h fixes, and the class
  * input leaves the graph (ONNX has no such input). torch's exporter does
- * the same in its unpack_quantized_weights pass. */
+ * the same in its unpack_quantized_weights pass. A dynamically quantized
+ * LSTM's or GRU's RNN cell params (two packed linears each) become the
+ * inputs of the list that hands them to aten::quantized_lstm / gru. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "packed.h"
 
 #define CLASS_PREFIX "__torch__.torch.classes.quantized."
+#define CELL_CLASS "__torch__.torch.classes.rnn.CellParamsBase"
 #define MAXPATH 512
 
 typedef struct {
@@ -31,8 +34,11 @@ static bool ends_with(const char *s, const char *tail) {
   return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
-/* "Conv2d", "Conv3d" or "Linear" packed params; NULL for other types. */
+/* "Conv2d", "Conv3d", "Linear" or "Cell" (RNN cell) packed params; NULL
+ * for other types. */
 static const char *packed_kind(const oxp_type *t) {
+  if (t && t->kind == OXP_T_OTHER && t->name && strcmp(t->name, CELL_CLASS) == 0)
+    return "Cell";
   if (!t || t->kind != OXP_T_OTHER || !t->name ||
       strncmp(t->name, CLASS_PREFIX, strlen(CLASS_PREFIX)) != 0)
     return NULL;
@@ -43,6 +49,12 @@ static const char *packed_kind(const oxp_type *t) {
         strcmp(rest + strlen(kinds[i]), "PackedParamsBase") == 0)
       return kinds[i];
   return ends_with(rest, "PackedParamsBase") ? rest : NULL;
+}
+
+/* How many inputs packed params of that kind become. */
+static int nparts(const char *kind) {
+  if (strcmp(kind, "Cell") == 0) return OXP_PK_CELL_N;
+  return strncmp(kind, "Conv", 4) == 0 ? OXP_PK_CONV_N : OXP_PK_LINEAR_N;
 }
 
 static oxp_status nomem(packer *p) {
@@ -170,44 +182,82 @@ static oxp_status check_part(packer *p, const oxp_value *in, const char *key,
   return OXP_OK;
 }
 
+/* Constant for the entry at `in`'s name + key, as spec s says; NULL
+ * after a diagnostic. */
+static const oxp_st_entry *find_part(packer *p, const oxp_value *in, const char *key,
+                                     const part_spec *s, int wdt, oxp_status *st) {
+  const oxp_st_entry *e = p->st ? oxp_st_find(p->st, key) : NULL;
+  *st = OXP_OK;
+  if (!e && !s->optional)
+    *st = bad_part(p, in, key, p->st ? "is missing from the weights file"
+                                     : "is needed, but there is no weights file");
+  else if (e)
+    *st = check_part(p, in, key, e, s, wdt);
+  return *st ? NULL : e;
+}
+
+/* The n parts (packed.h's order) of a conv's or linear's packed params
+ * `in`, keyed by its name + prefix ("" or an RNN cell's ".ih", ".hh"),
+ * into vals. */
+static oxp_status layer_parts(packer *p, oxp_value *in, const char *prefix, int n,
+                              oxp_value **vals) {
+  const oxp_st_entry *es[OXP_PK_CONV_N] = {0};
+  int wdt = 0;
+  for (int k = 0; k < n; k++) {
+    const char *key = oxp_sprintf(p->g->arena, "%s%s%s", in->name, prefix, specs[k].suffix);
+    if (!key) return nomem(p);
+    oxp_status st;
+    es[k] = find_part(p, in, key, &specs[k], wdt, &st);
+    if (st) return st;
+    if (k == OXP_PK_WEIGHT) wdt = es[k]->t.dtype;
+    if (!(vals[k] = constant(p, es[k], key))) return nomem(p);
+  }
+  const oxp_tensor *sc = &es[OXP_PK_SCALE]->t, *zp = &es[OXP_PK_ZERO_POINT]->t;
+  const char *zkey = oxp_sprintf(p->g->arena, "%s.weight.zero_point", prefix);
+  const char *akey = oxp_sprintf(p->g->arena, "%s.weight.axis", prefix);
+  if (!zkey || !akey) return nomem(p);
+  if (sc->rank != zp->rank || (sc->rank == 1 && sc->dims[0] != zp->dims[0]))
+    return bad_part(p, in, zkey, "must have the scale's shape");
+  if ((sc->rank == 1) != (es[OXP_PK_AXIS] != NULL))
+    return bad_part(p, in, akey,
+                    sc->rank == 1 ? "is needed by a per-channel scale"
+                                  : "goes only with a per-channel scale");
+  return OXP_OK;
+}
+
+/* An RNN cell's parts: its two linears' and reduce_range. */
+static oxp_status cell_parts(packer *p, oxp_value *in, oxp_value **vals) {
+  static const part_spec reduce = {".reduce_range", OXP_DT_INT64, 0, false};
+  oxp_status st;
+  if ((st = layer_parts(p, in, ".ih", OXP_PK_LINEAR_N, vals + OXP_PK_CELL_IH)) ||
+      (st = layer_parts(p, in, ".hh", OXP_PK_LINEAR_N, vals + OXP_PK_CELL_HH)))
+    return st;
+  const char *key = oxp_sprintf(p->g->arena, "%s%s", in->name, reduce.suffix);
+  if (!key) return nomem(p);
+  const oxp_st_entry *e = find_part(p, in, key, &reduce, 0, &st);
+  if (st) return st;
+  if (!(vals[OXP_PK_CELL_REDUCE] = constant(p, e, key))) return nomem(p);
+  return OXP_OK;
+}
+
 /* The constants of packed input i (made at its first use). */
 static oxp_status make_parts(packer *p, int i) {
   if (p->parts[i]) return OXP_OK;
   oxp_value *in = p->ins[i];
   const char *kind = packed_kind(in->type);
-  bool conv = strncmp(kind, "Conv", 4) == 0;
-  if (!conv && strcmp(kind, "Linear") != 0) {
+  bool conv = strncmp(kind, "Conv", 4) == 0, cell = strcmp(kind, "Cell") == 0;
+  if (!conv && !cell && strcmp(kind, "Linear") != 0) {
     oxp_loc loc = input_loc(p, in);
     return oxp_fail(p->d, OXP_ERR_UNSUPPORTED, &loc, NULL,
                     "packed params %%%s of type %s are not supported (quantized "
-                    "conv and linear layers are)", in->name, in->type->name);
+                    "conv and linear layers and dynamically quantized RNN cells "
+                    "are)", in->name, in->type->name);
   }
-  int n = conv ? OXP_PK_CONV_N : OXP_PK_LINEAR_N;
+  int n = nparts(kind);
   oxp_value **vals = oxp_alloc(p->g->arena, sizeof *vals * (size_t)n);
   if (!vals) return nomem(p);
-  const oxp_st_entry *es[OXP_PK_CONV_N] = {0};
-  int wdt = 0;
-  for (int k = 0; k < n; k++) {
-    const char *key = oxp_sprintf(p->g->arena, "%s%s", in->name, specs[k].suffix);
-    if (!key) return nomem(p);
-    es[k] = p->st ? oxp_st_find(p->st, key) : NULL;
-    if (!es[k] && !specs[k].optional)
-      return bad_part(p, in, key, p->st ? "is missing from the weights file"
-                                         : "is needed, but there is no weights file");
-    if (es[k]) {
-      oxp_status st = check_part(p, in, key, es[k], &specs[k], wdt);
-      if (st) return st;
-    }
-    if (k == OXP_PK_WEIGHT) wdt = es[k]->t.dtype;
-    if (!(vals[k] = constant(p, es[k], key))) return nomem(p);
-  }
-  const oxp_tensor *sc = &es[OXP_PK_SCALE]->t, *zp = &es[OXP_PK_ZERO_POINT]->t;
-  if (sc->rank != zp->rank || (sc->rank == 1 && sc->dims[0] != zp->dims[0]))
-    return bad_part(p, in, ".weight.zero_point", "must have the scale's shape");
-  if ((sc->rank == 1) != (es[OXP_PK_AXIS] != NULL))
-    return bad_part(p, in, ".weight.axis",
-                    sc->rank == 1 ? "is needed by a per-channel scale"
-                                  : "goes only with a per-channel scale");
+  oxp_status st = cell ? cell_parts(p, in, vals) : layer_parts(p, in, "", n, vals);
+  if (st) return st;
   p->parts[i] = vals;
   return OXP_OK;
 }
@@ -216,8 +266,7 @@ static oxp_status make_parts(packer *p, int i) {
 static oxp_status splice(packer *p, oxp_node *n, int k, int i) {
   oxp_status st = make_parts(p, i);
   if (st) return st;
-  int np = strncmp(packed_kind(p->ins[i]->type), "Conv", 4) == 0 ? OXP_PK_CONV_N
-                                                                 : OXP_PK_LINEAR_N;
+  int np = nparts(packed_kind(p->ins[i]->type));
   int old = n->ninputs, total = old - 1 + np;
   oxp_value **was = oxp_alloc(p->g->arena, sizeof *was * (size_t)old);
   if (!was) return nomem(p);
@@ -230,27 +279,43 @@ static oxp_status splice(packer *p, oxp_node *n, int k, int i) {
   return OXP_OK;
 }
 
+/* n gathers RNN cell params for quantized RNN ops only. */
+static bool is_cell_list(const oxp_node *n) {
+  if (!oxp_kind_is(n, "prim::ListConstruct") || n->noutputs != 1) return false;
+  const oxp_value *l = n->outputs[0];
+  for (int i = 0; i < l->nuses; i++) {
+    const oxp_node *u = l->uses[i].node;
+    if (l->uses[i].index != 2 ||
+        !(oxp_kind_is(u, "aten::quantized_lstm") || oxp_kind_is(u, "aten::quantized_gru")))
+      return false;
+  }
+  return l->nuses > 0 && !oxp_value_is_block_output(l);
+}
+
 static oxp_status walk(packer *p, oxp_block *b) {
   for (oxp_node *n = b->first; n; n = n->next) {
     for (int k = 0; k < n->ninputs; k++) {
       oxp_value *v = n->inputs[k];
       if (!v || !packed_kind(v->type) || oxp_kind_is(n, "prim::GetAttr")) continue;
       int i = packed_input(p, v);
-      if (i < 0 || strncmp(n->kind, "quantized::", 11) != 0) {
+      bool cell = strcmp(packed_kind(v->type), "Cell") == 0;
+      if (i < 0 || (cell ? !is_cell_list(n) : strncmp(n->kind, "quantized::", 11) != 0)) {
         oxp_loc loc = n->loc;
         if (!loc.file) loc.file = p->g->file;
         return oxp_fail(p->d, OXP_ERR_UNSUPPORTED, &loc, n->kind,
-                        i < 0 ? "%s: packed params %%%s are not a graph input "
-                                "(onnxexp reads them from the weights file by "
-                                "the input's name)"
-                              : "%s takes the packed params %%%s: onnxexp "
-                                "unpacks them for quantized:: ops only",
+                        i < 0  ? "%s: packed params %%%s are not a graph input "
+                                 "(onnxexp reads them from the weights file by "
+                                 "the input's name)"
+                        : cell ? "%s takes the RNN cell params %%%s: onnxexp "
+                                 "unpacks them only in the list that "
+                                 "aten::quantized_lstm / quantized_gru reads"
+                               : "%s takes the packed params %%%s: onnxexp "
+                                 "unpacks them for quantized:: ops only",
                         n->kind, v->name ? v->name : "?");
       }
       oxp_status st = splice(p, n, k, i);
       if (st) return st;
-      k += (strncmp(packed_kind(p->ins[i]->type), "Conv", 4) == 0 ? OXP_PK_CONV_N
-                                                                  : OXP_PK_LINEAR_N) - 1;
+      k += nparts(packed_kind(p->ins[i]->type)) - 1;
     }
     for (int j = 0; j < n->nblocks; j++) {
       oxp_status st = walk(p, n->blocks[j]);

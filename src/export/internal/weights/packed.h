@@ -26,4 +26,16 @@ enum {
   OXP_PK_CONV_N
 };
 
+/* An RNN cell's params (__torch__.torch.classes.rnn.CellParamsBase: one
+ * layer and direction of a dynamically quantized LSTM or GRU) become the
+ * inputs of the prim::ListConstruct that gathers them: its input-hidden
+ * linear's OXP_PK_LINEAR_N parts, its hidden-hidden linear's, and
+ * reduce_range (int64 0-d, 0 or 1). */
+enum {
+  OXP_PK_CELL_IH = 0,
+  OXP_PK_CELL_HH = OXP_PK_LINEAR_N,
+  OXP_PK_CELL_REDUCE = 2 * OXP_PK_LINEAR_N,
+  OXP_PK_CELL_N
+};
+
 #endif
