@@ -154,7 +154,10 @@ oxp_status oxp_s_pow(oxp_sctx *c, oxp_node *n) {
   /* Pow-7 knows float16/float/double; bfloat16 only from 13. */
   if (dt == OXP_DT_BFLOAT16 && oxp_sym_opset(c) < 13) w = OXP_DT_FLOAT;
   oxp_value *a, *b;
-  if (!oxp_m_pair(c, n, 0, 1, w, &a, &b)) return oxp_sym_status(c);
+  /* torch casts both to the result type first: uint8 ** int32 -4 is
+   * 5 ** 252 (difftest seed 9202 program 34870), not 5 ** -4 */
+  if (!oxp_m_pair(c, n, 0, 1, fl ? w : dt, &a, &b)) return oxp_sym_status(c);
+  if (!fl && w != dt) a = oxp_m_to(c, a, w), b = oxp_m_to(c, b, w);
   oxp_value *y = oxp_sym_op2(c, "Pow", a, b);
   oxp_sym_set_type(c, y, w, -1, NULL);
   return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, dt));

@@ -166,7 +166,7 @@ BINARY = [
     ("remainder", "{0} % {1}", "fi", 1, True, "int", "_nz_div({0}, {1})"),
     ("remainder", "torch.remainder({0}, {1})", "fi", 1, True, "int", "_nz_div({0}, {1})"),
     ("fmod", "torch.fmod({0}, {1})", "fi", 1, True, "int", "_nz_div({0}, {1})"),
-    ("pow", "{0} ** {1}", "fi", 3, False, None, None), ("pow", "torch.pow({0}, {1})", "fi", 3, False, None, None),
+    ("pow", "{0} ** {1}", "fi", 3, False, "powexp", None), ("pow", "torch.pow({0}, {1})", "fi", 3, False, "powexp", None),
     ("maximum", "torch.maximum({0}, {1})", "fi", 0, True, None, None),
     ("minimum", "torch.minimum({0}, {1})", "fi", 0, True, None, None),
     ("max", "torch.max({0}, {1})", "fi", 0, True, None, None), ("min", "torch.min({0}, {1})", "fi", 0, True, None, None),
@@ -215,6 +215,8 @@ def binary(g):
             "{0} / {1}" if len(ins) == 2 else (("%s / {0}" if swap else "{0} / %s") % text))
     elif disc == "zero":
         guard = None if g.all_exact(ins) else "_margin({0}, 'zero')"
+    elif disc == "powexp" and len(ins) == 2 and not g.all_exact(ins[1:]):
+        guard = "_pow_ok({0}, {1})"  # a negative base: the exponent's integrality is noise near an integer
     elif disc == "den" and len(ins) == 2 and not g.all_exact(ins[1:]):
         guard = "_away({1}, [0])"  # a rounded 0 divisor: the sign of the inf is noise
     if pre and len(ins) == 1:

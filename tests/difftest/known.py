@@ -40,11 +40,16 @@ def _empty(v):
     return isinstance(v, torch.Tensor) and v.numel() == 0
 
 
-def _pow_overflows(s, v):
-    """The integer pow s computes, redone in double, leaves the int32 range."""
+def _pow_overflows(s, v, o=None):
+    """The integer pow s computes, redone in double, leaves the int32 range
+    (operands cast to the result's dtype first, as torch does: a uint8
+    result takes an exponent of -4 as 252)."""
     env = {"torch": torch}
     names = []
+    rt = _dt(o[0]) if o else None
     for i, x in enumerate(v):
+        if isinstance(x, torch.Tensor) and rt is not None and not rt.is_floating_point and rt != torch.bool:
+            x = x.to(rt)
         env["_d%d" % i] = x.double() if isinstance(x, torch.Tensor) else x
         names.append("_d%d" % i)
     r = eval(s.template.format(*names), env)
@@ -126,7 +131,7 @@ KNOWN = [
       lambda s, v, o: ("pool" in s.op or s.op.startswith("upsample") or s.op.startswith("conv")) and _empty(v[0])),
     K("ort-int-pow-overflow", "onnxruntime", ALL, "integer pow that overflows: torch wraps, onnxruntime's Pow goes "
       "through double and returns INT_MIN", "mismatch-trace-pow", lambda s, v, o: s.op == "pow" and o and _isint(o[0]) and
-      _pow_overflows(s, v)),
+      _pow_overflows(s, v, o)),
     K("ort-empty-topk-einsum", "onnxruntime", ALL, "sort/argsort/topk/einsum of an empty tensor: onnxruntime-node "
       "dies (TopK, Einsum)", "crash-trace-sort", lambda s, v, o: s.op in ("sort", "argsort", "topk", "einsum") and
       any(_empty(x) for x in v)),

@@ -207,7 +207,28 @@ class GuardFailed(Exception):
 def guard_env():
     return {"torch": torch, "F": torch.nn.functional, "math": math, "np": np,
             "_distinct": distinct_along, "_margin": margin_ok, "_int_ok": int_cast_ok, "_nz_div": safe_int_div,
-            "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small}
+            "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small,
+            "_pow_ok": pow_ok}
+
+
+def pow_ok(base, e):
+    """Where a float base is negative, a computed exponent is far from the
+    integers: pow is NaN off them and defined on them, so rounding
+    upstream (an exponent of 1e-34 against 0: views seed 9202 program
+    35116) must not be able to cross one."""
+    if not isinstance(base, torch.Tensor) or not isinstance(e, torch.Tensor) or not e.dtype.is_floating_point:
+        return True
+    try:
+        b, x = torch.broadcast_tensors(base.detach().double(), e.detach().double())
+    except RuntimeError:
+        return True
+    neg = (b < 0) & torch.isfinite(b) & torch.isfinite(x)
+    if not bool(neg.any()):
+        return True
+    x = x[neg]
+    frac = x - torch.floor(x)
+    rel = MARGIN.get(e.dtype, 1e-2)
+    return bool((torch.minimum(frac, 1 - frac) > rel).all())
 
 
 def small(x, bound):
