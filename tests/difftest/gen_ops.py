@@ -284,27 +284,31 @@ def reduce(g):
         a = g.pick("fib")
         t = T(g, a)
         if r.random() < 0.3 or t.dim() == 0:
-            g.emit("torch.sum({0})" if r.random() < 0.7 else "{0}.sum()", [a], "sum", cost=red_cost(t))
+            g.emit("torch.sum({0})" if r.random() < 0.7 else "{0}.sum()", [a], "sum", cost=red_cost(t),
+                   guard="_sum_ok({0})")
         else:
             ds = dims_arg(r, t.dim())
             dt = ", dtype=torch.float64" if r.random() < 0.1 else ""
-            g.emit("torch.sum({0}, %s, keepdim=%s%s)" % (ilist(ds), _kd(g), dt), [a], "sum", cost=red_cost(t, ds))
+            g.emit("torch.sum({0}, %s, keepdim=%s%s)" % (ilist(ds), _kd(g), dt), [a], "sum", cost=red_cost(t, ds),
+                   guard="_sum_ok({0}, %s)" % ilist(ds))
     elif u == 1:
         a = g.pick("f")
         t = T(g, a)
         ds = dims_arg(r, t.dim())
         if ds and r.random() < 0.8:
-            g.emit("torch.mean({0}, %s, keepdim=%s)" % (ilist(ds), _kd(g)), [a], "mean", cost=red_cost(t, ds) + 1)
+            g.emit("torch.mean({0}, %s, keepdim=%s)" % (ilist(ds), _kd(g)), [a], "mean", cost=red_cost(t, ds) + 1,
+                   guard="_sum_ok({0}, %s)" % ilist(ds))
         else:
-            g.emit("{0}.mean()", [a], "mean", cost=red_cost(t) + 1)
+            g.emit("{0}.mean()", [a], "mean", cost=red_cost(t) + 1, guard="_sum_ok({0})")
     elif u == 2:
         a = g.pick("fib")
         t = T(g, a)
         if t.dim() and r.random() < 0.7:
             d = one_dim(r, t.dim())
-            g.emit("torch.prod({0}, %d, keepdim=%s)" % (d, _kd(g)), [a], "prod", cost=red_cost(t, [d]))
+            g.emit("torch.prod({0}, %d, keepdim=%s)" % (d, _kd(g)), [a], "prod", cost=red_cost(t, [d]),
+                   guard="_prod_ok({0}, %d)" % d)
         else:
-            g.emit("torch.prod({0})", [a], "prod", cost=red_cost(t))
+            g.emit("torch.prod({0})", [a], "prod", cost=red_cost(t), guard="_prod_ok({0})")
     elif u == 3:
         a = g.pick("fib")
         t = T(g, a)
