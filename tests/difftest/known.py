@@ -241,6 +241,13 @@ KNOWN = [
           for x in v)),
     K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
       lambda s, v, o: s.op == "sign" and _has_nan(v[0])),
+    K("torch-index-bool-0d-script", "torch", ("script", "dynamic"), "x[b] with a 0-d bool tensor b in TorchScript: "
+      "torch 1.13's aten::index ignores the mask when x is empty (x[False] of a [1, 0, 2] x is [1, 0, 2], eager "
+      "[0, 1, 0, 2]) and fails an internal assert (IndexKernelUtils.h, ntensor >= 3) when it is not; the scripted "
+      "module is the script and dynamic forms' reference, onnxexp gives eager's mask (seed 9201 program 29796)",
+      "torch-index-bool-0d-script",
+      lambda s, v, o: s.op == "index" and any(isinstance(x, torch.Tensor) and x.dtype == torch.bool and x.dim() == 0
+                                              for x in v[1:])),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
