@@ -248,6 +248,12 @@ KNOWN = [
       "torch-index-bool-0d-script",
       lambda s, v, o: s.op == "index" and any(isinstance(x, torch.Tensor) and x.dtype == torch.bool and x.dim() == 0
                                               for x in v[1:])),
+    K("torch-gelu-negzero", "torch", ALL, "gelu (erf form) of float32 values below about -5.5, where it underflows: "
+      "torch 1.13's float32 kernel gives +0.0, its float64 kernel, the tanh form and x * Phi(x) (onnxexp's Erf "
+      "lowering) -0.0, so a later division gives inf for -inf (seed 9201 program 17812: x / atanh(gelu(-163)))",
+      "torch-gelu-negzero",
+      lambda s, v, o: s.op == "gelu" and "tanh" not in s.template and bool(o) and _dt(o[0]) == torch.float32 and
+      bool(((o[0] == 0) & (v[0] < 0)).any())),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
