@@ -88,6 +88,21 @@ def _dup_scatter(s, v):
     return False
 
 
+def _ln_rows_cancel(s, v):
+    """Some row layer_norm normalizes (its last len(normalized_shape) dims)
+    has a spread small against its mean (the test of
+    ort-layer-norm-cancellation, per row instead of over the tensor)."""
+    m = re.search(r"\[([0-9, ]*)\]", s.template)
+    x = v[0]
+    if not m or not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point or x.numel() < 2:
+        return False
+    k = len([d for d in m.group(1).split(",") if d.strip()])
+    rows = x.detach().double().reshape(-1, max(1, int(torch.tensor(x.shape[x.dim() - k:]).prod()) if k else 1))
+    if rows.size(1) < 2 or not bool(torch.isfinite(rows).all()):
+        return False
+    return bool((rows.std(1) < 0.05 * rows.abs().mean(1)).any())
+
+
 def _f16_overflows(s, v, o):
     """A float16 result with inf from operands without it (for an in-place
     write, o is its target after the write and v[0] the same tensor)."""
@@ -254,6 +269,11 @@ KNOWN = [
       "torch-gelu-negzero",
       lambda s, v, o: s.op == "gelu" and "tanh" not in s.template and bool(o) and _dt(o[0]) == torch.float32 and
       bool(((o[0] == 0) & (v[0] < 0)).any())),
+    K("ort-layer-norm-cancellation-row", "onnxruntime", ALL, "layer_norm of a row whose spread is small against its "
+      "mean, in a tensor whose spread is not (the whole-tensor test of ort-layer-norm-cancellation misses it): the "
+      "same one-pass variance; a one-node LayerNormalization of [1.0661391, 1.0607525] gives 0.6480606, torch (float32 "
+      "and float64) 0.6484065 (seed 9201 program 1146)", "ort-layer-norm-cancellation-row",
+      lambda s, v, o: s.op == "layer_norm" and _ln_rows_cancel(s, v)),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
