@@ -8,16 +8,42 @@
 
 #include "s_math_util.h"
 
-/* The p-norm of x over dims (k == 0: all), in x's float dtype. */
+/* aten::norm over no elements is 0 for every p (torch 1.13's norm kernel
+ * fills an empty reduction with zeros; linalg_vector_norm refuses p <= 0
+ * or inf there instead). Over nothing onnxruntime's ReduceMax fails,
+ * ReduceMin gives inf (ONNX 18's rule), and Pow(0, 1/p) of p < 0 is inf:
+ * r is replaced by 0 where the run-time count is 0. */
+static oxp_value *zero_if_empty(oxp_sctx *c, oxp_value *x, const int64_t *dims,
+                                int k, oxp_value *r) {
+  oxp_value *none = oxp_m_compare(c, "Equal", oxp_m_count(c, x, dims, k, OXP_DT_INT64),
+                                  oxp_sym_const_i64(c, 0), OXP_DT_INT64);
+  return oxp_sym_op3(c, "Where", none, oxp_sym_const_scalar(c, 0, oxp_sym_dtype(x)), r);
+}
+
+/* The p-norm of x over dims (k == 0: all), in x's float dtype; empty_zero:
+ * aten::norm's 0 over no elements. */
 static oxp_value *vector_norm(oxp_sctx *c, oxp_value *x, double p,
-                              const int64_t *dims, int k, bool keep) {
+                              const int64_t *dims, int k, bool keep,
+                              bool empty_zero) {
   int dt = oxp_sym_dtype(x);
   if (p == 2) return oxp_sym_reduce(c, "ReduceL2", x, dims, k, keep);
   if (p == 1) return oxp_sym_reduce(c, "ReduceL1", x, dims, k, keep);
+  double cnt;
+  bool may_be_empty = empty_zero && (p < 0 || isinf(p)) &&
+                      !(oxp_m_static_count(c, x, dims, k, &cnt) && cnt > 0);
   oxp_value *ax = oxp_sym_op1(c, "Abs", x);
   oxp_sym_set_type(c, ax, dt, oxp_sym_rank(x), NULL);
-  if (isinf(p))
-    return oxp_sym_reduce(c, p > 0 ? "ReduceMax" : "ReduceMin", ax, dims, k, keep);
+  if (isinf(p) && p > 0 && may_be_empty) {
+    /* max|x| as -min(-|x|): ReduceMin runs over nothing */
+    oxp_value *neg = oxp_sym_op1(c, "Neg", ax);
+    oxp_sym_set_type(c, neg, dt, oxp_sym_rank(x), NULL);
+    oxp_value *m = oxp_sym_op1(c, "Neg", oxp_sym_reduce(c, "ReduceMin", neg, dims, k, keep));
+    return zero_if_empty(c, x, dims, k, m);
+  }
+  if (isinf(p)) {
+    oxp_value *m = oxp_sym_reduce(c, p > 0 ? "ReduceMax" : "ReduceMin", ax, dims, k, keep);
+    return may_be_empty ? zero_if_empty(c, x, dims, k, m) : m;
+  }
   if (p == 0) {
     oxp_value *nz = oxp_sym_op1(c, "Not", oxp_m_compare(c, "Equal", x,
                                 oxp_sym_const_scalar(c, 0, dt), dt));
@@ -25,7 +51,8 @@ static oxp_value *vector_norm(oxp_sctx *c, oxp_value *x, double p,
   }
   oxp_value *s = oxp_sym_reduce(c, "ReduceSum",
       oxp_sym_op2(c, "Pow", ax, oxp_sym_const_scalar(c, p, dt)), dims, k, keep);
-  return oxp_sym_op2(c, "Pow", s, oxp_sym_const_scalar(c, 1 / p, dt));
+  oxp_value *r = oxp_sym_op2(c, "Pow", s, oxp_sym_const_scalar(c, 1 / p, dt));
+  return may_be_empty ? zero_if_empty(c, x, dims, k, r) : r;
 }
 
 /* Matrix norm of order p (+-1, +-inf, or 0 for Frobenius) over the two
@@ -105,7 +132,7 @@ oxp_status oxp_s_norm(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_status(c);
   if (matrix && p == 0) p = 2;  /* 'fro' over any dims is the 2-norm */
   if (isnan(p)) return oxp_sym_unsupported(c, "the nuclear norm");
-  return oxp_m_set_out(c, n, 0, vector_norm(c, x, p, dims, k, keep));
+  return oxp_m_set_out(c, n, 0, vector_norm(c, x, p, dims, k, keep, true));
 }
 
 /* frobenius_norm(x, dims, keepdim). */
@@ -130,7 +157,7 @@ oxp_status oxp_s_linalg_vector_norm(oxp_sctx *c, oxp_node *n) {
       !oxp_m_dims(c, n, 2, x, true, &dims, &k) || !keep_arg(c, n, 3, &keep))
     return oxp_sym_status(c);
   if (matrix) return oxp_sym_unsupported(c, "a string order for a vector norm");
-  return oxp_m_set_out(c, n, 0, vector_norm(c, x, p, dims, k, keep));
+  return oxp_m_set_out(c, n, 0, vector_norm(c, x, p, dims, k, keep, false));
 }
 
 static const int64_t last_two[2] = {-2, -1};
@@ -197,5 +224,5 @@ oxp_status oxp_s_linalg_norm(oxp_sctx *c, oxp_node *n) {
     return oxp_sym_fail(c, OXP_ERR_GRAPH,
                         "%s: a numeric ord without dim needs a 1-D or 2-D input",
                         n->kind);
-  return oxp_m_set_out(c, n, 0, vector_norm(c, x, p, dims, k, keep));
+  return oxp_m_set_out(c, n, 0, vector_norm(c, x, p, dims, k, keep, false));
 }

@@ -93,6 +93,21 @@ def _dup_scatter(s, v):
     return False
 
 
+def _ln_rows_cancel(s, v):
+    """Some row layer_norm normalizes (its last len(normalized_shape) dims)
+    has a spread small against its mean (the test of
+    ort-layer-norm-cancellation, per row instead of over the tensor)."""
+    m = re.search(r"\[([0-9, ]*)\]", s.template)
+    x = v[0]
+    if not m or not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point or x.numel() < 2:
+        return False
+    k = len([d for d in m.group(1).split(",") if d.strip()])
+    rows = x.detach().double().reshape(-1, max(1, int(torch.tensor(x.shape[x.dim() - k:]).prod()) if k else 1))
+    if rows.size(1) < 2 or not bool(torch.isfinite(rows).all()):
+        return False
+    return bool((rows.std(1) < 0.05 * rows.abs().mean(1)).any())
+
+
 def _f16_overflows(s, v, o):
     """A float16 result with inf from operands without it (for an in-place
     write, o is its target after the write and v[0] the same tensor)."""
@@ -246,6 +261,24 @@ KNOWN = [
           for x in v)),
     K("torch-sign-nan", "torch", ALL, "sign of NaN: torch 1.13 gives 0, ONNX Sign (and numpy) NaN", "mismatch-trace-sign",
       lambda s, v, o: s.op == "sign" and _has_nan(v[0])),
+    K("torch-index-bool-0d-script", "torch", ("script", "dynamic"), "x[b] with a 0-d bool tensor b in TorchScript: "
+      "torch 1.13's aten::index ignores the mask when x is empty (x[False] of a [1, 0, 2] x is [1, 0, 2], eager "
+      "[0, 1, 0, 2]) and fails an internal assert (IndexKernelUtils.h, ntensor >= 3) when it is not; the scripted "
+      "module is the script and dynamic forms' reference, onnxexp gives eager's mask (seed 9201 program 29796)",
+      "torch-index-bool-0d-script",
+      lambda s, v, o: s.op == "index" and any(isinstance(x, torch.Tensor) and x.dtype == torch.bool and x.dim() == 0
+                                              for x in v[1:])),
+    K("torch-gelu-negzero", "torch", ALL, "gelu (erf form) of float32 values below about -5.5, where it underflows: "
+      "torch 1.13's float32 kernel gives +0.0, its float64 kernel, the tanh form and x * Phi(x) (onnxexp's Erf "
+      "lowering) -0.0, so a later division gives inf for -inf (seed 9201 program 17812: x / atanh(gelu(-163)))",
+      "torch-gelu-negzero",
+      lambda s, v, o: s.op == "gelu" and "tanh" not in s.template and bool(o) and _dt(o[0]) == torch.float32 and
+      bool(((o[0] == 0) & (v[0] < 0)).any())),
+    K("ort-layer-norm-cancellation-row", "onnxruntime", ALL, "layer_norm of a row whose spread is small against its "
+      "mean, in a tensor whose spread is not (the whole-tensor test of ort-layer-norm-cancellation misses it): the "
+      "same one-pass variance; a one-node LayerNormalization of [1.0661391, 1.0607525] gives 0.6480606, torch (float32 "
+      "and float64) 0.6484065 (seed 9201 program 1146)", "ort-layer-norm-cancellation-row",
+      lambda s, v, o: s.op == "layer_norm" and _ln_rows_cancel(s, v)),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",

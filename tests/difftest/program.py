@@ -207,8 +207,8 @@ class GuardFailed(Exception):
 def guard_env():
     return {"torch": torch, "F": torch.nn.functional, "math": math, "np": np,
             "_distinct": distinct_along, "_margin": margin_ok, "_int_ok": int_cast_ok, "_nz_div": safe_int_div,
-            "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small,
-            "_pow_ok": pow_ok}
+            "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small, "_sum_ok": sum_ok,
+            "_prod_ok": prod_ok, "_pow_ok": pow_ok}
 
 
 def pow_ok(base, e):
@@ -249,6 +249,57 @@ def away(x, points):
         if not bool((((x - p).abs() > rel * max(1.0, abs(p))) | ~fin).all()):
             return False
     return True
+
+
+# C of the tolerance (harness.tolerance, README "Tolerances"): the cap on
+# the magnitude an absolute error scales with
+def _cap(dtype):
+    return 6e4 if dtype == torch.float16 else 1e6
+
+
+def sum_ok(x, dims=None):
+    """A sum or mean whose finite terms do not cancel beyond the cap C:
+    per output, sum |x_i| <= n * C + |sum x_i| (n terms). The rounding of a
+    sum grows with sum |x_i| and the tolerance's absolute part stops at C,
+    so where terms beyond C cancel (1e300 - 1e300 + 0.4) the result is any
+    of the order-dependent remainders and no tolerance can judge it;
+    below C every sum passes (sum |x_i| <= n * max |x_i|)."""
+    x = torch.as_tensor(x)
+    if not x.dtype.is_floating_point or x.numel() == 0:
+        return True
+    a = x.detach().double()
+    fin = torch.isfinite(a)
+    a = torch.where(fin, a, torch.zeros_like(a))
+    if a.dim() == 0:
+        return True
+    dims = list(dims) if dims else list(range(a.dim()))
+    n = math.prod(a.shape[d] for d in dims)
+    terms = a.abs().sum(dims)
+    total = a.sum(dims).abs()
+    skip = (~fin).double().sum(dims) > 0  # an inf or NaN decides the result
+    return bool(((terms <= n * _cap(x.dtype) + total) | skip).all())
+
+
+def prod_ok(x, dim=None):
+    """A product whose partial products stay in the normal range in any
+    order: per output, the finite nonzero |x_i| above 1 multiply to below
+    the dtype's max and those below 1 to above its smallest normal. Else
+    an order that underflows to 0 before meeting an inf gives NaN where
+    another gives inf (torch and onnxruntime multiply in different orders:
+    difftest seed 9201 program 13650), or overflow and underflow race."""
+    x = torch.as_tensor(x)
+    if not x.dtype.is_floating_point or x.numel() == 0:
+        return True
+    a = x.detach().double().abs()
+    a = torch.where(torch.isfinite(a) & (a > 0), a, torch.ones_like(a))
+    lg = torch.log2(a)
+    if dim is None or a.dim() == 0:
+        lg = lg.reshape(-1)
+        dim = 0
+    fi = torch.finfo(x.dtype)
+    up = torch.where(lg > 0, lg, torch.zeros_like(lg)).sum(dim)
+    down = torch.where(lg < 0, lg, torch.zeros_like(lg)).sum(dim)
+    return bool(((up < math.log2(fi.max) - 1) & (down > math.log2(fi.tiny) + 1)).all())
 
 
 def fits(x, k=2):
