@@ -937,11 +937,13 @@ def linalg(g):
                    "max_pool%dd" % dd, cost=0, exact=True)
         elif op == "avg":
             g.emit("F.avg_pool%dd({0}, %d, %d, %d, ceil_mode=%s, count_include_pad=%s)" % (
-                dd, k2, s, p, lit(bool(r.random() < 0.3)), lit(bool(r.random() < 0.5))), [a], "avg_pool%dd" % dd, cost=4)
+                dd, k2, s, p, lit(bool(r.random() < 0.3)), lit(bool(r.random() < 0.5))), [a], "avg_pool%dd" % dd, cost=4,
+                guard="_sum_ok({0}, %s, True)" % ([-1] if dd == 1 else [-2, -1]))  # a window is a sum: seed 9202 program 35270
         elif op == "amax":
             g.emit("F.adaptive_max_pool%dd({0}, %d)" % (dd, int(r.choice([1, 2]))), [a], "adaptive_max_pool%dd" % dd, cost=0, exact=True)
         else:
-            g.emit("F.adaptive_avg_pool%dd({0}, %d)" % (dd, int(r.choice([1, 2, 3]))), [a], "adaptive_avg_pool%dd" % dd, cost=4)
+            g.emit("F.adaptive_avg_pool%dd({0}, %d)" % (dd, int(r.choice([1, 2, 3]))), [a], "adaptive_avg_pool%dd" % dd, cost=4,
+                   guard="_sum_ok({0}, %s, True)" % ([-1] if dd == 1 else [-2, -1]))
     elif u == 8:
         op = str(r.choice(["cosine_similarity", "pairwise_distance", "cdist", "cross", "glu"]))
         if op == "cosine_similarity":
