@@ -3,6 +3,8 @@
  * opset 11, scalar inputs from 11, and integer tensors only from 12;
  * tensor bounds broadcast, so they take Max/Min (or, for integers before
  * opset 12, Where of a comparison). */
+#include <math.h>
+
 #include "s_math_util.h"
 
 /* A bound that Clip can take: a scalar or 0-d tensor. */
@@ -13,6 +15,14 @@ static bool scalar_arg(oxp_node *n, int i) {
 
 static bool present(oxp_node *n, int i) {
   return i >= 0 && i < n->ninputs && !oxp_sym_is_none(n, i);
+}
+
+/* A bound that is a constant NaN. torch's clamp then gives NaN in every
+ * element; Clip ignores a NaN bound in onnxruntime (as numpy's clip does)
+ * and Clip-6 refuses one at load. */
+static bool nan_bound(oxp_node *n, int i) {
+  double v;
+  return present(n, i) && scalar_arg(n, i) && oxp_sym_float(n, i, &v) && isnan(v);
 }
 
 /* Clip with float attributes (opset < 11): float and half only, bounds
@@ -58,6 +68,10 @@ static oxp_status clamp(oxp_sctx *c, oxp_node *n, int lo, int hi) {
   oxp_value *x = oxp_sym_in_as(c, n, 0, dt);
   if (!x) return oxp_sym_status(c);
   if (!present(n, lo) && !present(n, hi)) return oxp_m_set_out(c, n, 0, x);
+  if (oxp_dtype_is_float(dt) && (nan_bound(n, lo) || nan_bound(n, hi))) {
+    int b = nan_bound(n, lo) ? lo : hi; /* x + NaN: NaN in x's shape */
+    return oxp_m_set_out(c, n, 0, oxp_sym_op2(c, "Add", x, oxp_sym_in_as(c, n, b, dt)));
+  }
   /* One bound: Max or Min. Clip-6's absent bound is the type's largest
    * finite value, and onnxruntime's Clip-11 reads an absent bound so
    * too, so either would turn inf into 3.4e38 (clamp_min(inf) is inf). */
