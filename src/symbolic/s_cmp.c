@@ -49,12 +49,32 @@ oxp_status oxp_s_ge(oxp_sctx *c, oxp_node *n) { return compare(c, n, "GreaterOrE
 
 /* ---- logical ---------------------------------------------------------------- */
 
+/* Operand i as a truth value in the dtype dt both operands meet in:
+ * torch converts a float operand to a narrower common float first (a
+ * float64 1e-300 beside a float32 tensor is false), so that operand is
+ * cast to dt and compared with 0; not cast on to bool, since onnxruntime
+ * drops the middle of a Cast chain (difftest known ort-cast-chain). */
+static oxp_value *truth(oxp_sctx *c, oxp_node *n, int i, int dt) {
+  int di = oxp_m_in_dtype(c, n, i);
+  if (!dt || di == dt || oxp_dtype_size(di) < oxp_dtype_size(dt))
+    return oxp_sym_in_as(c, n, i, OXP_DT_BOOL);
+  oxp_value *v = oxp_sym_in_as(c, n, i, dt);
+  return v ? oxp_sym_op1(c, "Not", oxp_m_compare(c, "Equal", v, oxp_sym_const_scalar(c, 0, dt), dt))
+           : NULL;
+}
+
 /* logical_*: operands are truth values (nonzero is true). */
 static oxp_status logical(oxp_sctx *c, oxp_node *n, const char *op) {
-  oxp_value *a = oxp_sym_in_as(c, n, 0, OXP_DT_BOOL);
+  int d0 = oxp_m_in_dtype(c, n, 0), d1 = op ? oxp_m_in_dtype(c, n, 1) : 0;
+  int dt = 0;
+  if (oxp_dtype_is_float(d0) && oxp_dtype_is_float(d1) && d0 != d1) {
+    dt = oxp_m_result_dtype(c, n, 0, 1);
+    if (!dt && oxp_sym_status(c)) return oxp_sym_status(c);
+  }
+  oxp_value *a = truth(c, n, 0, dt);
   oxp_value *y;
   if (!op) y = oxp_sym_op1(c, "Not", a);
-  else y = oxp_sym_op2(c, op, a, a ? oxp_sym_in_as(c, n, 1, OXP_DT_BOOL) : NULL);
+  else y = oxp_sym_op2(c, op, a, a ? truth(c, n, 1, dt) : NULL);
   int out = oxp_sym_out_dtype(n, 0, OXP_DT_BOOL);
   return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, out));
 }
