@@ -50,17 +50,23 @@ oxp_status oxp_s_ge(oxp_sctx *c, oxp_node *n) { return compare(c, n, "GreaterOrE
 /* ---- logical ---------------------------------------------------------------- */
 
 /* Operand i as a truth value in the dtype dt both operands meet in:
- * torch converts a float operand to a narrower common float first (a
- * float64 1e-300 beside a float32 tensor is false), so that operand is
- * cast to dt and compared with 0; not cast on to bool, since onnxruntime
- * drops the middle of a Cast chain (difftest known ort-cast-chain). */
+ * torch converts a float operand to a narrower common float first, and
+ * what rounds to 0 there is false (a float64 1e-300 beside a float32
+ * tensor, a float32 1e-8 beside a float16 one). That is |x| <= half of
+ * dt's smallest subnormal (ties round to the even 0), compared in x's own
+ * dtype: a Cast to dt and on to bool loses its middle in onnxruntime
+ * (difftest known ort-cast-chain), and a float16 compare after the Cast
+ * runs in float32 there (ort-f16-chain-underflow). NaN stays true. */
 static oxp_value *truth(oxp_sctx *c, oxp_node *n, int i, int dt) {
   int di = oxp_m_in_dtype(c, n, i);
-  if (!dt || di == dt || oxp_dtype_size(di) < oxp_dtype_size(dt))
+  double half_min = dt == OXP_DT_FLOAT ? ldexp(1, -150) : dt == OXP_DT_FLOAT16 ? ldexp(1, -25) : 0;
+  if (!half_min || oxp_dtype_size(di) <= oxp_dtype_size(dt))
     return oxp_sym_in_as(c, n, i, OXP_DT_BOOL);
-  oxp_value *v = oxp_sym_in_as(c, n, i, dt);
-  return v ? oxp_sym_op1(c, "Not", oxp_m_compare(c, "Equal", v, oxp_sym_const_scalar(c, 0, dt), dt))
-           : NULL;
+  oxp_value *x = oxp_sym_in(c, n, i);
+  oxp_value *zero = x ? oxp_m_compare(c, "LessOrEqual", oxp_sym_op1(c, "Abs", x),
+                                      oxp_sym_const_scalar(c, half_min, di), di)
+                      : NULL;
+  return zero ? oxp_sym_op1(c, "Not", zero) : NULL;
 }
 
 /* logical_*: operands are truth values (nonzero is true). */
