@@ -56,6 +56,19 @@ static oxp_value *and_pos(oxp_sctx *c, oxp_value *a, uint64_t m, int dt) {
   return sum ? sum : oxp_m_arith(c, "Mul", a, kint(c, 0, dt), dt);
 }
 
+/* The constant is one element, read as a number; a tensor constant of
+ * rank k (torch.ones([1], dtype=torch.long) | x for a 0-d x) still
+ * broadcasts the result to rank k. */
+static oxp_value *broadcast_const(oxp_sctx *c, oxp_node *n, int ci, oxp_value *a,
+                                  oxp_value *r) {
+  const oxp_type *t = oxp_sym_in_type(n, ci);
+  int k = t && t->kind == OXP_T_TENSOR ? t->rank : -1, ra = oxp_sym_rank(a);
+  if (!r || k <= 0 || (ra >= 0 && ra >= k)) return r;
+  int64_t ones[OXP_MAX_SHAPE_RANK];
+  for (int i = 0; i < k && i < OXP_MAX_SHAPE_RANK; i++) ones[i] = 1;
+  return oxp_sym_op2(c, "Expand", r, oxp_sym_const_i64s(c, ones, k));
+}
+
 oxp_status oxp_bitwise_int_below18(oxp_sctx *c, oxp_node *n, char op, int dt) {
   int64_t m;
   int ci = oxp_sym_int(n, 1, &m) ? 1 : oxp_sym_int(n, 0, &m) ? 0 : -1;
@@ -79,9 +92,12 @@ oxp_status oxp_bitwise_int_below18(oxp_sctx *c, oxp_node *n, char op, int dt) {
   if (!a) return oxp_sym_status(c);
   oxp_value *am = m >= 0 ? and_pos(c, a, (uint64_t)m, dt)
                          : oxp_m_arith(c, "Sub", a, and_pos(c, a, (uint64_t)pos, dt), dt);
-  if (op == 'a') return oxp_m_set_out(c, n, 0, am);
-  oxp_value *mk = kint(c, m, dt);
-  oxp_value *a_only = oxp_m_arith(c, "Sub", a, am, dt);
-  oxp_value *m_only = op == 'o' ? mk : oxp_m_arith(c, "Sub", mk, am, dt);
-  return oxp_m_set_out(c, n, 0, oxp_m_arith(c, "Add", a_only, m_only, dt));
+  oxp_value *r = am;
+  if (op != 'a') {
+    oxp_value *mk = kint(c, m, dt);
+    oxp_value *a_only = oxp_m_arith(c, "Sub", a, am, dt);
+    oxp_value *m_only = op == 'o' ? mk : oxp_m_arith(c, "Sub", mk, am, dt);
+    r = oxp_m_arith(c, "Add", a_only, m_only, dt);
+  }
+  return oxp_m_set_out(c, n, 0, broadcast_const(c, n, ci, a, r));
 }

@@ -49,12 +49,38 @@ oxp_status oxp_s_ge(oxp_sctx *c, oxp_node *n) { return compare(c, n, "GreaterOrE
 
 /* ---- logical ---------------------------------------------------------------- */
 
+/* Operand i as a truth value in the dtype dt both operands meet in:
+ * torch converts a float operand to a narrower common float first, and
+ * what rounds to 0 there is false (a float64 1e-300 beside a float32
+ * tensor, a float32 1e-8 beside a float16 one). That is |x| <= half of
+ * dt's smallest subnormal (ties round to the even 0), compared in x's own
+ * dtype: a Cast to dt and on to bool loses its middle in onnxruntime
+ * (difftest known ort-cast-chain), and a float16 compare after the Cast
+ * runs in float32 there (ort-f16-chain-underflow). NaN stays true. */
+static oxp_value *truth(oxp_sctx *c, oxp_node *n, int i, int dt) {
+  int di = oxp_m_in_dtype(c, n, i);
+  double half_min = dt == OXP_DT_FLOAT ? ldexp(1, -150) : dt == OXP_DT_FLOAT16 ? ldexp(1, -25) : 0;
+  if (!half_min || oxp_dtype_size(di) <= oxp_dtype_size(dt))
+    return oxp_sym_in_as(c, n, i, OXP_DT_BOOL);
+  oxp_value *x = oxp_sym_in(c, n, i);
+  oxp_value *zero = x ? oxp_m_compare(c, "LessOrEqual", oxp_sym_op1(c, "Abs", x),
+                                      oxp_sym_const_scalar(c, half_min, di), di)
+                      : NULL;
+  return zero ? oxp_sym_op1(c, "Not", zero) : NULL;
+}
+
 /* logical_*: operands are truth values (nonzero is true). */
 static oxp_status logical(oxp_sctx *c, oxp_node *n, const char *op) {
-  oxp_value *a = oxp_sym_in_as(c, n, 0, OXP_DT_BOOL);
+  int d0 = oxp_m_in_dtype(c, n, 0), d1 = op ? oxp_m_in_dtype(c, n, 1) : 0;
+  int dt = 0;
+  if (oxp_dtype_is_float(d0) && oxp_dtype_is_float(d1) && d0 != d1) {
+    dt = oxp_m_result_dtype(c, n, 0, 1);
+    if (!dt && oxp_sym_status(c)) return oxp_sym_status(c);
+  }
+  oxp_value *a = truth(c, n, 0, dt);
   oxp_value *y;
   if (!op) y = oxp_sym_op1(c, "Not", a);
-  else y = oxp_sym_op2(c, op, a, a ? oxp_sym_in_as(c, n, 1, OXP_DT_BOOL) : NULL);
+  else y = oxp_sym_op2(c, op, a, a ? truth(c, n, 1, dt) : NULL);
   int out = oxp_sym_out_dtype(n, 0, OXP_DT_BOOL);
   return oxp_m_set_out(c, n, 0, oxp_m_to(c, y, out));
 }

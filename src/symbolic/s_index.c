@@ -94,7 +94,8 @@ static int lead_perm(const oxp_ix *ix, int r, int64_t *perm) {
   return m;
 }
 
-/* x with dims [p, p + m) merged into one: -1 while x has elements; an
+/* x with dims [p, p + m) merged into one (m = 0, a 0-d mask: a new dim
+ * of size 1 at p, as eager x[mask] adds): -1 while x has elements; an
  * empty x has no count for a -1 and its 0s must stay sizes (not copies of
  * the dim at that position), so static sizes when x is statically empty,
  * and with dims unknown (opset 14) the merged size as a product and
@@ -109,9 +110,11 @@ static oxp_value *merge_dims(oxp_sctx *c, oxp_value *x, int p, int m) {
     int64_t out[OXP_MAX_STATIC_RANK];
     int k = 0;
     for (int i = 0; i < r; i++) {
+      if (m == 0 && i == p) out[k++] = 1; /* no dims merged: a new one of size 1 */
       if (i <= p || i >= p + m) out[k++] = d[i];
       else out[k - 1] *= d[i];
     }
+    if (m == 0 && p == r) out[k++] = 1;
     return oxp_sym_reshape_dims(c, x, out, k);
   }
   oxp_value *sh = oxp_sx_shape(c, x), *parts[3];

@@ -128,6 +128,32 @@ def _f16_overflows(s, v, o):
     return bool(o) and _dt(o[0]) == torch.float16 and _has_inf(o[0]) and fin
 
 
+def _f16_underflows(s, v, o):
+    """A float16 result holding 0 where the same expression over the
+    operands in float32 is nonzero (the product of two 1e-4 is 1e-8)."""
+    if s.kind == "write" or not o or _dt(o[0]) != torch.float16 or not bool((o[0] == 0).any()):
+        return False
+    env = {"torch": torch, "F": torch.nn.functional}
+    names = []
+    for i, x in enumerate(v):
+        env["_w%d" % i] = x.float() if isinstance(x, torch.Tensor) and x.dtype == torch.float16 else x
+        names.append("_w%d" % i)
+    r = eval(s.template.format(*names), env)
+    r = r[0] if isinstance(r, (tuple, list)) else r
+    if not isinstance(r, torch.Tensor) or r.shape != o[0].shape:
+        return False
+    return bool(((o[0] == 0) & (r != 0) & torch.isfinite(r)).any())
+
+
+def _norm_stat_size(s, v):
+    """batch_norm of an empty input with a weight, bias or running
+    statistic whose size is not the channel count."""
+    if not (isinstance(v[0], torch.Tensor) and _empty(v[0]) and v[0].dim() >= 2):
+        return False
+    c = v[0].shape[1]
+    return any(isinstance(x, torch.Tensor) and x.dim() == 1 and x.numel() != c for x in v[1:])
+
+
 class Known:
     def __init__(self, ident, owner, forms, what, repro, match):
         self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
@@ -295,6 +321,16 @@ KNOWN = [
       "(a group of one element): torch's mean is a few ulp off the values, and 1/sqrt(eps) magnifies that (a group "
       "[93.97] normalizes to 0.001 in torch, exactly 0 in onnxruntime and in exact arithmetic: seed 9203 program 192)",
       "torch-group-norm-flat-group", lambda s, v, o: s.op == "group_norm" and _gn_groups_flat(s, v)),
+    K("ort-f16-chain-underflow", "onnxruntime", ALL, "a float16 op whose result underflows to 0 (-1e-4 * -1e-4): "
+      "onnxruntime computes chains of float16 ops in float32 without the casts between them, so the next op sees "
+      "1e-8 (a Mul then a Greater against 0 gives true; the Mul's own output, 0, is right); then 1e-8 % -inf is "
+      "-inf, not 0 (seed 9202 program 27484)", "ort-f16-chain-underflow",
+      lambda s, v, o: _f16_underflows(s, v, o)),
+    K("torch-batch-norm-empty-stat-size", "torch", ALL, "batch_norm of an empty input whose weight, bias or running "
+      "statistics are not of the channel count (a parameter sized for the traced channels, the dynamic form's "
+      "second size): torch checks the sizes only when there are elements, onnxruntime's BatchNormalization "
+      "refuses (seed 9202 program 16438)", "torch-batch-norm-empty-stat-size",
+      lambda s, v, o: s.op in ("batch_norm", "instance_norm") and _norm_stat_size(s, v)),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
