@@ -210,7 +210,16 @@ oxp_status oxp_s_group_norm(oxp_sctx *c, oxp_node *n) {
     oxp_attr_set_i(k, "num_groups", groups);
     y = k->outputs[0];
   } else {
-    int64_t shape[3] = {0, groups, -1};
+    /* The per-group size written out where the dims after the batch are
+     * static: a -1 cannot be inferred once the batch is 0 at run time
+     * (scripted group_norm of an empty selection: difftest seed 9202
+     * program 36358, onnxruntime's Reshape refused it). */
+    int64_t per = groups > 0 ? 1 : -1;
+    for (int i = 1; i < r && per >= 0; i++) {
+      int64_t d = oxp_nn_dim(x, i);
+      per = d >= 0 && (d == 0 || per <= INT64_MAX / d) ? per * d : -1;
+    }
+    int64_t shape[3] = {0, groups, per >= 0 && per % groups == 0 ? per / groups : -1};
     oxp_value *in[3] = {oxp_nn_reshape(c, x, shape, 3),
                         oxp_nn_filled(c, groups, 1, dt),
                         oxp_nn_filled(c, groups, 0, dt)};
