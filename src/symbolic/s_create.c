@@ -70,6 +70,10 @@ oxp_status oxp_s_tensor(oxp_sctx *c, oxp_node *n) {
     }
     if (!dt) return oxp_sym_unsupported(c, "a dtype argument known only at run time");
   }
+  /* The natural form, then a Cast: TorchScript's aten::tensor of a float
+   * makes a tensor of the default dtype (float32) and converts it, so
+   * scripted `v[m] = 0.001` on float64 writes 0.0010000000474974513 (eager
+   * torch.tensor(0.001, dtype=torch.float64) is 0.001 exactly). */
   oxp_value *v = oxp_sym_in(c, n, 0);
   if (v && dt && oxp_sym_dtype(v) != dt) v = oxp_sym_cast(c, v, dt);
   return oxp_sym_set_out(c, n, 0, v);

@@ -218,3 +218,10 @@ oxp_status oxp_q_args(oxp_sctx *c, oxp_node *n, oxp_symbolic_fn fn) {
     return refuse(c, n, " (its float result is not float32)");
   return oxp_q_set_out(c, n, 0, f, scale, zp);
 }
+
+oxp_value *oxp_q_weight_u8(oxp_sctx *c, oxp_value *v) {
+  if (!v || oxp_sym_dtype(v) != OXP_DT_INT8) return v;
+  oxp_value *w = oxp_sym_op2(c, "Add", oxp_sym_cast(c, v, OXP_DT_INT32),
+                             oxp_sym_const_scalar(c, 128, OXP_DT_INT32));
+  return oxp_sym_cast(c, w, OXP_DT_UINT8);
+}

@@ -37,6 +37,14 @@ oxp_status oxp_q_set_out(oxp_sctx *c, oxp_node *n, int i, oxp_value *f,
                          oxp_value *scale, oxp_value *zp);
 /* Element type of a quantized tensor's integer values. */
 int oxp_q_dtype(const oxp_qval *q);
+/* An int8 weight or weight zero point v shifted by 128 into uint8 (other
+ * dtypes as they are): (w + 128) - (z + 128) is w - z, so the model
+ * computes the same, and onnxruntime runs uint8 x uint8 kernels. Its
+ * uint8 x int8 kernels on x86 without VNNI (AVX2, AVX-512F) saturate the
+ * int16 sums of adjacent products (VPMADDUBSW), which put a model with
+ * 8-bit activations 31 steps off (onnxruntime's quantization docs name
+ * the issue and this remedy). Constant weights fold to uint8 constants. */
+oxp_value *oxp_q_weight_u8(oxp_sctx *c, oxp_value *v);
 
 /* Dynamic quantization (s_quantized_dynamic.c): torch's dynamic linear
  * (PackedLinearWeight*::apply_dynamic) of float32 x: x quantized to uint8

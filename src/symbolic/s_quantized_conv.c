@@ -40,6 +40,9 @@ static oxp_value *weight(oxp_sctx *c, oxp_node *n, oxp_value **ws, int64_t *axis
                  n->kind, oxp_sym_opset(c));
     return NULL;
   }
+  w = oxp_q_weight_u8(c, w);
+  wz = oxp_q_weight_u8(c, wz);
+  if (!w || !wz) return NULL;
   oxp_node *d = oxp_sym_op(c, "DequantizeLinear", (oxp_value *[]){w, *ws, wz}, 3, 1);
   if (!d) return NULL;
   if (*axis >= 0) oxp_attr_set_i(d, "axis", *axis);

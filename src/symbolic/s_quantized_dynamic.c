@@ -119,6 +119,9 @@ oxp_value *oxp_q_linear_dyn(oxp_sctx *c, oxp_value *x, oxp_value *w, oxp_value *
   oxp_value *xs, *xz;
   if (!choose_qparams(c, x, qmax, &xs, &xz)) return NULL;
   oxp_value *xq = quantize_input(c, x, xs, xz);
+  w = oxp_q_weight_u8(c, w);
+  wz = oxp_q_weight_u8(c, wz);
+  if (!w || !wz) return NULL;
   /* MatMulInteger takes B as [I, O], its zero point per column (O) */
   oxp_node *t = oxp_sym_op(c, "Transpose", &w, 1, 1);
   if (!t) return NULL;

@@ -395,28 +395,32 @@ static bool reader_block_is(const oxp_sctx *c, const oxp_block *b) {
   return c->node && c->node->owner == b;
 }
 
+/* A constant (or list of constants) src as a tensor: its natural form,
+ * cached for later readers, or typed (dtype != 0), not cached. */
+static oxp_value *lower_const(oxp_sctx *c, oxp_value *src, int dtype) {
+  oxp_tensor *t = const_tensor(c, src, dtype);
+  if (!t) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
+                 "%s: constant %%%s cannot be used as a tensor",
+                 c->node->kind, src->name ? src->name : "?");
+    return NULL;
+  }
+  /* Cache only the natural form: typed variants are cheap, and a cache
+   * per dtype would hide which one a later consumer wanted. */
+  bool top = is_top(src_block(src)) && !dtype;
+  bool cache = !dtype && (top || reader_block_is(c, src_block(src)));
+  oxp_block *cur = c->cur;
+  if (top) c->cur = c->dst->top;
+  oxp_value *v = oxp_sym_const(c, t);
+  c->cur = cur;
+  if (v && cache) oxp_lower_bind(c, src, v);
+  return v;
+}
+
 static oxp_value *lower_src(oxp_sctx *c, oxp_value *src, int dtype) {
   oxp_value *v = oxp_lower_lookup(c, src);
   if (v) return v;
-  if (const_attr(src) || is_list_of_consts(src)) {
-    oxp_tensor *t = const_tensor(c, src, dtype);
-    if (!t) {
-      oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-                   "%s: constant %%%s cannot be used as a tensor",
-                   c->node->kind, src->name ? src->name : "?");
-      return NULL;
-    }
-    /* Cache only the natural form: typed variants are cheap, and a cache
-     * per dtype would hide which one a later consumer wanted. */
-    bool top = is_top(src_block(src)) && !dtype;
-    bool cache = !dtype && (top || reader_block_is(c, src_block(src)));
-    oxp_block *cur = c->cur;
-    if (top) c->cur = c->dst->top;
-    v = oxp_sym_const(c, t);
-    c->cur = cur;
-    if (v && cache) oxp_lower_bind(c, src, v);
-    return v;
-  }
+  if (const_attr(src) || is_list_of_consts(src)) return lower_const(c, src, dtype);
   if (src->producer && oxp_kind_is(src->producer, "prim::ListConstruct")) {
     if (src->type && src->type->kind == OXP_T_LIST && src->type->elem &&
         src->type->elem->kind == OXP_T_TENSOR) {
@@ -467,8 +471,13 @@ oxp_value *oxp_sym_in_as(oxp_sctx *c, oxp_node *n, int i, int dtype) {
   }
   if (!dtype) return lower_src(c, src, 0);
   oxp_value *v = oxp_lower_lookup(c, src);
-  if (!v && (const_attr(src) || is_list_of_consts(src)))
-    return lower_src(c, src, dtype);
+  /* A constant is made in the dtype asked for even when an earlier reader
+   * cached its natural form: a Python float's natural form is float32, and
+   * casting that up to double keeps 0.0010000000474974513 for 0.001
+   * (difftest views seed 9203 program 6019: `v[m] = 0.001` then
+   * `x * 0.001` on float64). */
+  if ((!v || oxp_sym_dtype(v) != dtype) && (const_attr(src) || is_list_of_consts(src)))
+    return lower_const(c, src, dtype);
   if (!v) v = lower_src(c, src, 0);
   if (!v) return NULL;
   return oxp_sym_dtype(v) == dtype ? v : oxp_sym_cast(c, v, dtype);

@@ -290,6 +290,14 @@ class Gen:
             raise Reject(str(e))
         self.current_block().append(s)
         ex = s.exact and self.all_exact(s.reads())
+        # A float16 result of arithmetic is not reproducible bit for bit:
+        # onnxruntime computes chains of float16 ops in float32 and drops
+        # the casts between them, so torch's rounding of each step is not
+        # there (b0 * x then floor division by x: -5.00097 in torch, -5
+        # exactly in onnxruntime; ops seed 9202 program 32468).
+        if s.cost and any(isinstance(self.it.env.get(n), torch.Tensor) and self.it.env[n].dtype == torch.float16
+                          for n in (s.outs or s.ins[:1])):
+            ex = False
         for n in s.outs:
             self.exact[n] = ex
             self.scope[-1].append(n)

@@ -133,6 +133,11 @@ def _unary_args(g, name, t):
     return []
 
 
+def cond_pre(cond):
+    """The guard an `if` condition needs (program.cond_ok)."""
+    return "_cond_ok({0}, 'sum')" if ".sum()" in cond else "_cond_ok({0}, 'max')" if ".max()" in cond else None
+
+
 @family(14, "unary")
 def unary(g):
     r = g.r
@@ -1054,7 +1059,7 @@ def control(g):
         then[-1].outs[then[-1].outs.index(t_out)] = y
         orelse[-1].outs[orelse[-1].outs.index(e_out)] = y
         s = Stmt("if", [y], cond, [c], "prim::If", cost=max(sum(x.cost for x in then), sum(x.cost for x in orelse)),
-                 body=then, orelse=orelse)
+                 body=then, orelse=orelse, pre=cond_pre(cond))
         g.add_control(s)
     else:
         acc = g.fresh()

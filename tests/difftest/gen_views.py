@@ -22,7 +22,7 @@ with overlapping memory, a dtype it will not cast to) is never kept.
 import torch
 
 from gen import Gen, Reject, ilist, kind_of, lit, one_dim
-from gen_ops import _slice_text
+from gen_ops import _slice_text, cond_pre
 from program import Stmt
 
 
@@ -411,7 +411,7 @@ def if_write(g):
     if not branches[0]:
         raise Reject("empty then")
     s = Stmt("if", [], cond, [c], "prim::If", cost=max(sum(x.cost for x in b) for b in branches), body=branches[0],
-             orelse=branches[1])
+             orelse=branches[1], pre=cond_pre(cond))
     g.add_control(s)
 
 
