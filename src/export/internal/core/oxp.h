@@ -266,6 +266,10 @@ typedef struct {
    * (tensor_bytes.c): data stays NULL until then. Test bytes with
    * oxp_tensor_has_bytes, not data. */
   const oxp_lazy *lazy;
+  /* Inline data the printer wrote at its full precision (six significant
+   * digits for `{x}`, four decimals in a printout): torch's value may
+   * differ, so it is exported only from `constant:NAME` (bind.c). */
+  bool rounded;
 } oxp_tensor;
 
 oxp_tensor *oxp_tensor_new(oxp_arena *a, int dtype, int rank,

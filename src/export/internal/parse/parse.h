@@ -53,6 +53,7 @@ typedef struct {
   int64_t i;
   double im; /* imaginary part of a complex scalar */
   bool isint;
+  bool rounded; /* tensor data: printed at the printer's full precision */
   const char *s; /* list elements that are strings */
 } oxp_pnum;
 

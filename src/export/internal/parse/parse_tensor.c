@@ -125,6 +125,29 @@ bool oxp_pnum_read(oxp_pctx *c, oxp_tok t, oxp_pnum *e) {
   return true;
 }
 
+/* Does the mantissa of number t hold at least sig significant digits,
+ * or (sig 0) exactly frac fractional digits ending in a nonzero one? The
+ * printer rounds a float to six significant digits in `{x}` and to four
+ * decimals in a printout, so such a number may not be torch's value (a
+ * traced 0.7071067811865476 prints {0.707107}); a shorter one is taken as
+ * written (0.5, 1e-05). */
+static bool full_precision(oxp_tok t, int sig, int frac) {
+  int n = 0, f = 0;
+  bool lead = true, point = false;
+  char last = 0;
+  for (size_t i = 0; i < t.n && t.p[i] != 'e' && t.p[i] != 'E'; i++) {
+    char ch = t.p[i];
+    if (ch == '.') point = true;
+    if (ch < '0' || ch > '9') continue;
+    if (point) f++;
+    if (lead && ch == '0') continue;
+    lead = false;
+    n++;
+    last = ch;
+  }
+  return sig ? n >= sig : f == frac && last != '0';
+}
+
 /* ---- encoding values into tensor bytes ------------------------------- */
 
 static uint16_t to_half(float f) {
@@ -221,8 +244,13 @@ static bool build_tensor(oxp_pctx *c, oxp_loc at, oxp_node *n,
                     oxp_dtype_name(dt));
   oxp_tensor *t = oxp_tensor_alloc(c->a, dt, rank, dims);
   if (!t) return oxp_pnomem(c, &at);
-  for (int k = 0; k < e->n; k++)
+  /* six significant digits ({x}, no positions) pin a float16 or bfloat16
+   * down; a float32 needs nine */
+  bool narrow = dt == OXP_DT_FLOAT16 || dt == OXP_DT_BFLOAT16;
+  for (int k = 0; k < e->n; k++) {
     store((void *)t->data, dt, e->pos ? e->pos[k] : k, &e->v[k]);
+    if (e->v[k].rounded && oxp_dtype_is_float(dt) && !(narrow && !e->pos)) t->rounded = true;
+  }
   oxp_attr_set_t(n, name, t);
   return true;
 }
@@ -251,6 +279,7 @@ static bool scalar_tensor(oxp_pctx *c, oxp_node *n, const char *name,
     goto bad;
   }
   if (!oxp_pexpect(c, '}', "after inline tensor data")) return false;
+  x.rounded = !x.isint && full_precision(t, 6, 0);
   oxp_pnums e = {&x, NULL, 1, 1};
   int dt = decl_dtype(decl) ? decl_dtype(decl) : oxp_pnums_dtype(&e);
   if (x.im != 0 && dt == OXP_DT_FLOAT) dt = OXP_DT_COMPLEX64;
@@ -407,6 +436,7 @@ static bool printout_value(oxp_pctx *c, layout *l, const trailer *tr,
     l->scale = x.f;
     return true;
   }
+  x.rounded = !x.isint && full_precision(t, 0, 4);
   if (l->scale != 1) {
     x.f *= l->scale;
     x.isint = false;

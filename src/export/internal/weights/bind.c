@@ -162,6 +162,13 @@ static oxp_status bind_constant(binder *b, oxp_node *n) {
     return oxp_fail(b->d, OXP_ERR_WEIGHTS, &loc, "prim::Constant",
                     "constant %%%s is printed as <Tensor> with no data; the "
                     "weights file needs a tensor '%s'", v->name, key);
+  if (!e && t->rounded)
+    return oxp_fail(b->d, OXP_ERR_WEIGHTS, &loc, "prim::Constant",
+                    "constant %%%s is printed rounded (to the printer's six "
+                    "significant digits, or four decimals), so its value is "
+                    "not known; the weights file needs a tensor '%s' with its "
+                    "data (onnxexp.dump writes one for every constant)",
+                    v->name, key);
   return OXP_OK;
 }
 
