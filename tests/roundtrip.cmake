@@ -26,7 +26,7 @@ if(TARGET onnxexp)
   if(NOT ONNXEXP_FIXTURES_DIR)
     add_test(NAME fixtures.generate
       COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/fixtures/gen_fixtures.py ${_rt_fixtures} -q)
-    set_tests_properties(fixtures.generate PROPERTIES TIMEOUT 300 LABELS roundtrip
+    set_tests_properties(fixtures.generate PROPERTIES TIMEOUT 900 LABELS roundtrip
                          FIXTURES_SETUP fixtures)
   endif()
   # In the sanitized build each fixture is exported at its lowest and
@@ -42,7 +42,7 @@ if(TARGET onnxexp)
     COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/roundtrip.py --onnxexp $<TARGET_FILE:onnxexp>
             --fixtures ${_rt_fixtures} --work ${_rt_work} --node ${ONNXEXP_NODE} -q ${_rt_mode}
             --api-determinism $<TARGET_FILE:api_determinism>)
-  set_tests_properties(roundtrip PROPERTIES TIMEOUT 300 LABELS roundtrip
+  set_tests_properties(roundtrip PROPERTIES TIMEOUT 600 LABELS roundtrip
                        FIXTURES_REQUIRED fixtures)
   # onnxexp's graphs must not have more nodes than torch.onnx.export's.
   # Node counts do not depend on the build, and the test's time is torch's:
@@ -51,7 +51,7 @@ if(TARGET onnxexp)
     add_test(NAME peer.node_counts
       COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/compare_peer --onnxexp $<TARGET_FILE:onnxexp>
               --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/peer)
-    set_tests_properties(peer.node_counts PROPERTIES TIMEOUT 300 LABELS roundtrip
+    set_tests_properties(peer.node_counts PROPERTIES TIMEOUT 600 LABELS roundtrip
                          FIXTURES_REQUIRED fixtures)
   endif()
   # Every fixture with its node types erased, as torch prints scripted
@@ -60,7 +60,7 @@ if(TARGET onnxexp)
   add_test(NAME roundtrip.erased_types
     COMMAND ${ONNXEXP_PYTHON} ${_rt_dir}/roundtrip/erased_types.py --onnxexp $<TARGET_FILE:onnxexp>
             --fixtures ${_rt_fixtures} --work ${CMAKE_BINARY_DIR}/roundtrip_erased)
-  set_tests_properties(roundtrip.erased_types PROPERTIES TIMEOUT 300 LABELS roundtrip
+  set_tests_properties(roundtrip.erased_types PROPERTIES TIMEOUT 600 LABELS roundtrip
                        FIXTURES_REQUIRED fixtures)
   # A few fixtures with their weights (a CNN, a transformer, RNNs, control
   # flow, dynamic axes, a rejected weight) exported under valgrind memcheck
