@@ -89,7 +89,12 @@ bool oxp_sym_ints(oxp_sctx *c, oxp_node *n, int i, int64_t **v, int *cnt) {
   oxp_value *src = oxp_sym_src(n, i);
   oxp_attr *a = const_attr(src);
   if (a && a->kind == OXP_A_INTS) {
-    *v = a->ints;
+    /* A copy: handlers normalize their list in place (permute's -1 to
+     * rank - 1), and one prim::Constant may feed several nodes (scripted
+     * permute([-1]) then reshape([-1]) reshaped to [0]: difftest ops seed
+     * 9301 program 2924). */
+    if (!(*v = oxp_alloc(c->dst->arena, sizeof(int64_t) * (size_t)(a->n + 1)))) return false;
+    if (a->n) memcpy(*v, a->ints, sizeof(int64_t) * (size_t)a->n);
     *cnt = a->n;
     return true;
   }
@@ -125,8 +130,9 @@ bool oxp_sym_floats(oxp_sctx *c, oxp_node *n, int i, double **v, int *cnt) {
   oxp_value *src = oxp_sym_src(n, i);
   oxp_attr *a = const_attr(src);
   int64_t iv;
-  if (a && a->kind == OXP_A_FLOATS) {
-    *v = a->floats;
+  if (a && a->kind == OXP_A_FLOATS) { /* a copy, as oxp_sym_ints's */
+    if (!(*v = oxp_alloc(c->dst->arena, sizeof(double) * (size_t)(a->n + 1)))) return false;
+    if (a->n) memcpy(*v, a->floats, sizeof(double) * (size_t)a->n);
     *cnt = a->n;
     return true;
   }
