@@ -114,9 +114,18 @@ oxp_status oxp_s_tensordot(oxp_sctx *c, oxp_node *n) {
   for (int i = 0; i < rb; i++)
     if (!cb[i]) out[m++] = lb[i];
   snprintf(eq, sizeof eq, "%s,%s->%s", la, lb, out);
+  /* torch's tensordot takes operands of one dtype; typed here, as Einsum
+   * has no rule in shape inference (a scripted graph's output came out
+   * without an elem_type: difftest tensordot-script-type) */
+  int dt = oxp_sym_out_dtype(n, 0, 0);
+  if (!dt && oxp_sym_dtype(a) && oxp_sym_dtype(a) == oxp_sym_dtype(b)) dt = oxp_sym_dtype(a);
+  if (!dt)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "aten::tensordot: the result dtype is unknown "
+                        "(operands of unknown or different dtypes)");
   oxp_node *e = oxp_sym_op(c, "Einsum", (oxp_value *[]){a, b}, 2, 1);
   if (!e) return oxp_sym_status(c);
   oxp_attr_set_s(e, "equation", eq);
+  oxp_sym_set_type(c, e->outputs[0], dt, m, NULL);
   return oxp_sym_set_out(c, n, 0, e->outputs[0]);
 }
 

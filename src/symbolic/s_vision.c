@@ -102,5 +102,8 @@ oxp_status oxp_s_tv_roi_pool(oxp_sctx *c, oxp_node *n) {
   if (!k) return oxp_sym_status(c);
   oxp_attr_set_ints(k, "pooled_shape", (int64_t[]){ph, pw}, 2);
   oxp_attr_set_f(k, "spatial_scale", scale);
+  /* typed here: shape inference has no MaxRoiPool rule (a scripted graph's
+   * output had no dtype: difftest roi-pool-script-type) */
+  oxp_sym_set_type(c, k->outputs[0], dt, 4, NULL);
   return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }

@@ -19,6 +19,7 @@
  *     pass_util.c          the helpers every ONNX pass shares (below)
  *     onnx_dce.c           unused nodes, initializers and weight inputs
  *     onnx_io_names.c      --input-names, --output-names
+ *     output_types.c       every graph output has a dtype (else an error)
  *     dynamic_axes.c       dim_params of declared dynamic axes: on the
  *                          inputs before lowering, on the outputs after
  *     shape_infer.c        dtype, dims and dim_params of every value
@@ -91,6 +92,9 @@ const char *oxp_pass_onnx_op(const oxp_node *n);
 oxp_status oxp_onnx_dce(oxp_pass *p);
 /* onnx_io_names.c: renames user inputs and outputs as the options ask. */
 oxp_status oxp_onnx_io_names(oxp_pass *p);
+/* output_types.c: every tensor output of the graph has a dtype, or a
+ * located error at the node that makes it. */
+oxp_status oxp_onnx_output_types(oxp_pass *p);
 /* dynamic_axes.c: declared dynamic axes become dim_params: on the TorchScript graph's
  * user inputs before lowering (named as --input-names will name them);
  * on the ONNX graph after renaming, on the inputs and outputs they name,

@@ -90,6 +90,7 @@ oxp_status oxp_export_from_graph(oxp_graph *g, const oxp_safetensors *weights,
   STEP(oxp_onnx_cse(&p));
   STEP(oxp_onnx_dce(&p));
   STEP(oxp_shape_infer(&p));
+  STEP(oxp_onnx_output_types(&p));
   STEP(oxp_assign_names(x, d));
 
   *onnx = x;
