@@ -113,7 +113,8 @@ oxp_status oxp_s_linspace(oxp_sctx *c, oxp_node *n) {
 }
 
 /* hann_window(N, [periodic], dtype, ...): 0.5 - 0.5 cos(2 pi i / M),
- * M = N when periodic, else N - 1. */
+ * M = N when periodic, else N - 1; torch's window of length 1 is [1]
+ * either way (the formula gives 0, or 0 / 0). */
 oxp_status oxp_s_hann_window(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_sym_need_out_dtype(c, n, 0);
   bool periodic = true;
@@ -129,6 +130,14 @@ oxp_status oxp_s_hann_window(oxp_sctx *c, oxp_node *n) {
   oxp_value *ang = oxp_sym_op2(c, "Div", oxp_sym_op2(c, "Mul", i, oxp_sym_const_scalar(c, 2 * M_PI, wide)), M);
   oxp_value *half = oxp_sym_const_scalar(c, 0.5, wide);
   oxp_value *w = oxp_sym_op2(c, "Sub", half, oxp_sym_op2(c, "Mul", half, oxp_sym_op1(c, "Cos", ang)));
+  int64_t len;
+  if (oxp_sym_int(n, 0, &len)) {
+    if (len == 1) w = oxp_sym_const_f32s(c, (const float[]){1}, 1);
+  } else {
+    oxp_value *one = oxp_sym_op2(c, "Equal", N, oxp_sym_const_i64(c, 1));
+    w = oxp_sym_op3(c, "Where", one, oxp_sym_const_scalar(c, 1, wide), w);
+  }
+  if (!w) return oxp_sym_status(c);
   oxp_sym_set_type(c, w, wide, 1, NULL);
   return oxp_sym_set_out(c, n, 0, dt == wide ? w : oxp_sym_cast(c, w, dt));
 }

@@ -61,6 +61,20 @@ static bool fft_args(oxp_sctx *c, oxp_node *n, int r, int64_t *len, int64_t *d,
   return true;
 }
 
+/* ONNX's DFT reads its input's dim 0 as a batch (onnxruntime transforms
+ * [4, 1] along axis 0 into [3, 3, 2]): a 1-d signal gets a leading
+ * batch dim of 1 (*lead = 1), taken off again by drop_batch. */
+static oxp_value *add_batch(oxp_sctx *c, oxp_value *x, int r, int *lead) {
+  int64_t z = 0;
+  *lead = r == 1;
+  return *lead ? oxp_sym_unsqueeze(c, x, &z, 1) : x;
+}
+
+static oxp_value *drop_batch(oxp_sctx *c, oxp_value *y, int lead) {
+  int64_t z = 0;
+  return lead && y ? oxp_sym_squeeze(c, y, &z, 1) : y;
+}
+
 /* ONNX's forward DFT is unscaled and its inverse divides by the length
  * (torch's "backward"); "ortho" and "forward" rescale *y by a factor of
  * the transformed element count. */
@@ -96,17 +110,19 @@ static oxp_status fft(oxp_sctx *c, oxp_node *n, bool inverse, bool onesided) {
   if (len < 1)
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the static length of the "
                         "transformed dim (or n)", n->kind);
-  oxp_value *ins[3] = {x, oxp_sym_const_i64(c, len), NULL};
+  int lead;
+  oxp_value *ins[3] = {add_batch(c, x, r, &lead), oxp_sym_const_i64(c, len), NULL};
   bool axis_input = oxp_sym_opset(c) >= 20;
-  if (axis_input) ins[2] = oxp_sym_const_i64(c, d);
+  if (axis_input) ins[2] = oxp_sym_const_i64(c, d + lead);
   oxp_node *k = oxp_sym_op(c, "DFT", ins, axis_input ? 3 : 2, 1);
   if (!k) return oxp_sym_status(c);
-  if (!axis_input) oxp_attr_set_i(k, "axis", d);
+  if (!axis_input) oxp_attr_set_i(k, "axis", d + lead);
   if (inverse) oxp_attr_set_i(k, "inverse", 1);
   if (onesided) oxp_attr_set_i(k, "onesided", 1);
   oxp_value *y = k->outputs[0];
   oxp_status st = apply_norm(c, n, norm, (double)len, inverse, dt, &y);
   if (st) return st;
+  if (!(y = drop_batch(c, y, lead))) return oxp_sym_status(c);
   int64_t dims[OXP_MAX_SPATIAL_DIMS + 2];
   bool known = r + 1 <= OXP_MAX_SPATIAL_DIMS + 2;
   for (int j = 0; known && j < r; j++) dims[j] = oxp_nn_dim(x, j);
@@ -156,29 +172,35 @@ oxp_status oxp_s_fft_fftn(oxp_sctx *c, oxp_node *n) {
   }
   double total = 1;
   bool axis_input = oxp_sym_opset(c) >= 20;
+  int lead;
+  x = add_batch(c, x, r, &lead);
   for (int j = 0; j < k; j++) {
-    int64_t len = sz && sz[j] >= 0 ? sz[j] : oxp_nn_dim(x, (int)ax[j]);
+    int64_t len = sz && sz[j] >= 0 ? sz[j] : oxp_nn_dim(x, (int)ax[j] + lead);
     if (len < 1)
       return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "%s: needs the static length of "
                           "each transformed dim", n->kind);
     total *= (double)len;
     oxp_value *ins[3] = {x, oxp_sym_const_i64(c, len),
-                         axis_input ? oxp_sym_const_i64(c, ax[j]) : NULL};
+                         axis_input ? oxp_sym_const_i64(c, ax[j] + lead) : NULL};
     oxp_node *d = oxp_sym_op(c, "DFT", ins, axis_input ? 3 : 2, 1);
     if (!d) return oxp_sym_status(c);
-    if (!axis_input) oxp_attr_set_i(d, "axis", ax[j]);
+    if (!axis_input) oxp_attr_set_i(d, "axis", ax[j] + lead);
     x = d->outputs[0];
-    int64_t dd[OXP_MAX_SPATIAL_DIMS + 1];
+    int64_t dd[OXP_MAX_SPATIAL_DIMS + 2];
     bool known = true;
-    for (int q = 0; q <= r; q++) known &= (dd[q] = oxp_nn_dim(ins[0], q)) >= 0;
-    dd[ax[j]] = len;
-    dd[r] = 2;
-    oxp_sym_set_type(c, x, dt, r + 1, known ? dd : NULL);
+    for (int q = 0; q <= r + lead; q++) known &= (dd[q] = oxp_nn_dim(ins[0], q)) >= 0;
+    dd[ax[j] + lead] = len;
+    dd[r + lead] = 2;
+    oxp_sym_set_type(c, x, dt, r + 1 + lead, known ? dd : NULL);
   }
   oxp_value *y = x;
   oxp_status st = apply_norm(c, n, norm, total, false, dt, &x);
   if (st) return st;
-  if (x != y) oxp_sym_set_type(c, x, dt, r + 1, NULL);
+  if (lead) {
+    int64_t dd[2] = {oxp_nn_dim(y, 1), 2};
+    if (!(x = drop_batch(c, x, lead))) return oxp_sym_status(c);
+    oxp_sym_set_type(c, x, dt, 2, dd[0] >= 0 ? dd : NULL);
+  } else if (x != y) oxp_sym_set_type(c, x, dt, r + 1, NULL);
   return oxp_sym_set_out(c, n, 0, x);
 }
 
@@ -221,14 +243,16 @@ oxp_status oxp_s_fft_irfft(oxp_sctx *c, oxp_node *n) {
     full = cat->outputs[0];
   }
   bool axis_input = oxp_sym_opset(c) >= 20;
-  oxp_value *ins[3] = {full, NULL, axis_input ? oxp_sym_const_i64(c, d) : NULL};
+  int lead;
+  full = add_batch(c, full, r, &lead);
+  oxp_value *ins[3] = {full, NULL, axis_input ? oxp_sym_const_i64(c, d + lead) : NULL};
   oxp_node *k = oxp_sym_op(c, "DFT", ins, axis_input ? 3 : 1, 1);
   if (!k) return oxp_sym_status(c);
-  if (!axis_input) oxp_attr_set_i(k, "axis", d);
+  if (!axis_input) oxp_attr_set_i(k, "axis", d + lead);
   oxp_attr_set_i(k, "inverse", 1);
-  int64_t last = r, z = 0, one = 1;
+  int64_t last = r + lead, z = 0, one = 1, drop[2] = {0, r + lead};
   oxp_value *y = oxp_sym_squeeze(c, oxp_sym_slice(c, k->outputs[0], &last, &z, &one, NULL, 1),
-                                 &last, 1);
+                                 lead ? drop : &last, lead ? 2 : 1);
   oxp_status st = apply_norm(c, n, norm, (double)len, true, dt, &y);
   if (st) return st;
   return oxp_sym_set_out(c, n, 0, y);

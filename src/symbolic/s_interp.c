@@ -1,7 +1,7 @@
 /* s_interp.c: resampling: upsample_* and __interpolate (Upsample at opset
  * 9, Resize from 10), grid_sampler (GridSample, 16+), pixel_shuffle
- * (DepthToSpace CRD from 11), pixel_unshuffle, im2col (a Conv with a
- * one-hot kernel, which is what im2col computes). */
+ * (DepthToSpace CRD from 11), pixel_unshuffle, im2col (patches gathered
+ * by copy). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -369,9 +369,39 @@ oxp_status oxp_s_pixel_unshuffle(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, oxp_nn_reshape(c, y, s2, 4));
 }
 
+/* Gather of x along axis by a constant index list. */
+static oxp_value *gather_axis(oxp_sctx *c, oxp_value *x, int axis, const int64_t *idx,
+                              int64_t n) {
+  oxp_node *g = oxp_sym_op(c, "Gather", (oxp_value *[]){x, oxp_sym_const_i64s(c, idx, (int)n)},
+                           2, 1);
+  if (!g) return NULL;
+  oxp_attr_set_i(g, "axis", axis);
+  return g->outputs[0];
+}
+
+/* The rows (or columns) tap i reads at output position r: i * dil + r * st,
+ * tap-major ([taps, out]). NULL (with a diagnostic) when too many. */
+static int64_t *tap_index(oxp_sctx *c, int64_t k, int64_t out, int64_t dil, int64_t st) {
+  int64_t cnt;
+  if (__builtin_mul_overflow(k, out, &cnt) || cnt > (INT64_C(1) << 24)) {
+    oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "im2col: %" PRId64 " taps over %" PRId64
+                 " output positions need an index list of more than 2^24", k, out);
+    return NULL;
+  }
+  int64_t *v = oxp_alloc(oxp_sym_arena(c), sizeof *v * (size_t)cnt);
+  if (!v) return NULL;
+  for (int64_t i = 0; i < k; i++)
+    for (int64_t r = 0; r < out; r++) v[i * out + r] = i * dil + r * st;
+  return v;
+}
+
 /* im2col(input, kernel_size, dilation, padding, stride) -> [N, C*kh*kw, L]:
- * a grouped Conv whose kernel picks one tap per output channel (channel
- * c*kh*kw + i*kw + j reads channel c at tap (i, j)), then a Reshape. */
+ * the zero-padded input's rows i*dh + r*sh gathered for every tap row i
+ * and output row r, then its columns likewise, [N, C, kh, oh, kw, ow]
+ * transposed to [N, C, kh, kw, oh, ow]. Gathers copy the values, so inf
+ * and NaN stay where they are (a Conv with a one-hot kernel spread them:
+ * 0 * inf). Every size but N is static, so the Reshapes write it out and
+ * an empty batch reshapes. */
 oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   int64_t ks[2], dil[2], pad[4], st[2];
@@ -379,37 +409,45 @@ oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
       !oxp_nn_spatial(c, n, 2, 2, 1, dil) || !oxp_nn_spatial(c, n, 3, 2, 0, pad) ||
       !oxp_nn_spatial(c, n, 4, 2, 1, st))
     return oxp_sym_status(c);
-  int64_t ch = oxp_nn_dim(x, 1);
-  if (oxp_sym_rank(x) != 4 || ch < 0)
-    return oxp_sym_unsupported(c, "im2col of an input without static channels");
-  /* The tap-picking kernel has ch * taps * taps floats: IR text can ask
-   * for any kernel size, so the product is checked before it is made. */
-  int64_t taps, wn;
-  if (__builtin_mul_overflow(ks[0], ks[1], &taps) ||
-      __builtin_mul_overflow(ch, taps, &wn) ||
-      __builtin_mul_overflow(wn, taps, &wn) || wn > (INT64_C(1) << 28))
-    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED,
-                        "im2col: a %" PRId64 "x%" PRId64 " kernel over %" PRId64
-                        " channels needs a kernel tensor of more than 2^28 "
-                        "elements",
-                        ks[0], ks[1], ch);
-  int64_t dims[4] = {ch * taps, 1, ks[0], ks[1]};
-  oxp_tensor *w = oxp_tensor_alloc(oxp_sym_arena(c), OXP_DT_FLOAT, 4, dims);
-  if (!w) return oxp_sym_status(c);
-  float *wd = (float *)w->data;
-  memset(wd, 0, sizeof(float) * (size_t)(ch * taps * taps));
-  for (int64_t o = 0; o < ch * taps; o++) wd[o * taps + o % taps] = 1;
-  oxp_value *wv = oxp_sym_const(c, w);
-  if (wv && oxp_nn_dtype(c, x) != OXP_DT_FLOAT) wv = oxp_sym_cast(c, wv, oxp_nn_dtype(c, x));
-  oxp_node *cv = wv ? oxp_sym_op(c, "Conv", (oxp_value *[]){x, wv}, 2, 1) : NULL;
-  if (!cv) return oxp_sym_status(c);
-  pad[2] = pad[0];
-  pad[3] = pad[1];
-  oxp_attr_set_ints(cv, "kernel_shape", ks, 2);
-  oxp_attr_set_ints(cv, "dilations", dil, 2);
-  oxp_attr_set_ints(cv, "pads", pad, 4);
-  oxp_attr_set_ints(cv, "strides", st, 2);
-  oxp_attr_set_i(cv, "group", ch);
-  int64_t shape[3] = {0, ch * taps, -1};
-  return oxp_sym_set_out(c, n, 0, oxp_nn_reshape(c, cv->outputs[0], shape, 3));
+  int64_t ch = oxp_nn_dim(x, 1), hw[2] = {oxp_nn_dim(x, 2), oxp_nn_dim(x, 3)}, out[2];
+  if (oxp_sym_rank(x) != 4 || ch < 0 || hw[0] < 0 || hw[1] < 0)
+    return oxp_sym_unsupported(c, "im2col of an input without static channels, "
+                               "height and width");
+  for (int d = 0; d < 2; d++) {
+    if (ks[d] < 1 || dil[d] < 1 || st[d] < 1 || pad[d] < 0 || ks[d] > (INT64_C(1) << 24) ||
+        dil[d] > (INT64_C(1) << 24) || st[d] > (INT64_C(1) << 24) || pad[d] > (INT64_C(1) << 24))
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "im2col: kernel, dilation and stride must be "
+                          "positive, padding not negative");
+    int64_t span = hw[d] + 2 * pad[d] - dil[d] * (ks[d] - 1) - 1;
+    if (span < 0)
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "im2col: the kernel is larger than the "
+                          "padded input");
+    out[d] = span / st[d] + 1;
+  }
+  int64_t taps;
+  if (__builtin_mul_overflow(ks[0], ks[1], &taps) || __builtin_mul_overflow(ch, taps, &taps))
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "im2col: too many output channels");
+  if (pad[0] || pad[1]) {
+    int64_t pads[8] = {0, 0, pad[0], pad[1], 0, 0, pad[0], pad[1]};
+    oxp_node *p;
+    if (oxp_sym_opset(c) < 11) {
+      p = oxp_nn_op1(c, "Pad", x);
+      if (p) oxp_attr_set_ints(p, "pads", pads, 8);
+    } else {
+      p = oxp_sym_op(c, "Pad", (oxp_value *[]){x, oxp_sym_const_i64s(c, pads, 8)}, 2, 1);
+    }
+    if (!p) return oxp_sym_status(c);
+    x = p->outputs[0];
+  }
+  int64_t *rows = tap_index(c, ks[0], out[0], dil[0], st[0]);
+  int64_t *cols = rows ? tap_index(c, ks[1], out[1], dil[1], st[1]) : NULL;
+  if (!cols) return oxp_sym_status(c);
+  oxp_value *y = gather_axis(c, x, 2, rows, ks[0] * out[0]);
+  y = y ? gather_axis(c, y, 3, cols, ks[1] * out[1]) : NULL;
+  if (!y) return oxp_sym_status(c);
+  int64_t s6[6] = {0, ch, ks[0], out[0], ks[1], out[1]};
+  static const int64_t perm[6] = {0, 1, 2, 4, 3, 5};
+  y = oxp_nn_transpose(c, oxp_nn_reshape(c, y, s6, 6), perm, 6);
+  int64_t shape[3] = {0, taps, out[0] * out[1]};
+  return oxp_sym_set_out(c, n, 0, oxp_nn_reshape(c, y, shape, 3));
 }

@@ -22,24 +22,45 @@ static oxp_value *scalar(oxp_sctx *c, double v, int dt) {
   return oxp_sym_const_scalar(c, v, dt);
 }
 
-/* atan2(y, x) = atan(y / x), moved by +-pi when x < 0 (toward the sign of
- * y, +pi for y = 0 as torch), and 0 for y = x = 0 (where y / x is NaN).
- * x = 0, y != 0 needs no case: y / x is +-inf and atan gives +-pi/2. */
+/* atan2(y, x) as IEEE (torch's std::atan2): the magnitude is
+ * atan2(|y|, x) = atan(|y| / x), plus pi when x < 0, its sign y's sign
+ * bit (y < 0 or 1 / y < 0, so -0.0 counts), applied by a product because
+ * onnxruntime's Where drops the sign of a selected -0.0. In the division
+ * x = -0.0 is written +0.0 (|y| / -0 would be -inf, not +pi/2). The cases
+ * the quotient cannot give: y = x = 0 (0 / 0): pi when x's sign bit is
+ * set, else 0; |y| = |x| = inf: 3pi/4 when x < 0, else pi/4. */
+static oxp_value *sign_bit(oxp_sctx *c, oxp_value *v, int dt) {
+  oxp_value *zero = scalar(c, 0, dt);
+  oxp_value *inv = oxp_sym_op2(c, "Div", scalar(c, 1, dt), v);
+  oxp_sym_set_type(c, inv, dt, -1, NULL);
+  return oxp_sym_op2(c, "Or", oxp_m_compare(c, "Less", v, zero, dt),
+                     oxp_m_compare(c, "Less", inv, zero, dt));
+}
+
 oxp_status oxp_s_atan2(oxp_sctx *c, oxp_node *n) {
   int dt = float_dtype(c, n, 2);
   if (!dt) return oxp_sym_status(c);
   oxp_value *y = oxp_sym_in_as(c, n, 0, dt);
   oxp_value *x = y ? oxp_sym_in_as(c, n, 1, dt) : NULL;
   if (!x) return oxp_sym_status(c);
-  oxp_value *zero = scalar(c, 0, dt), *pi = scalar(c, M_PI, dt);
-  oxp_value *a = oxp_sym_op1(c, "Atan", oxp_sym_op2(c, "Div", y, x));
-  oxp_value *y_neg = oxp_m_compare(c, "Less", y, zero, dt);
-  oxp_value *moved = oxp_sym_op3(c, "Where", y_neg, oxp_sym_op2(c, "Sub", a, pi),
-                                 oxp_sym_op2(c, "Add", a, pi));
-  oxp_value *r = oxp_sym_op3(c, "Where", oxp_m_compare(c, "Less", x, zero, dt), moved, a);
-  oxp_value *origin = oxp_sym_op2(c, "And", oxp_m_compare(c, "Equal", y, zero, dt),
-                                  oxp_m_compare(c, "Equal", x, zero, dt));
-  return oxp_m_set_out(c, n, 0, oxp_sym_op3(c, "Where", origin, zero, r));
+  oxp_value *zero = scalar(c, 0, dt), *pi = scalar(c, M_PI, dt), *inf = scalar(c, INFINITY, dt);
+  oxp_value *ay = oxp_sym_op1(c, "Abs", y), *ax = oxp_sym_op1(c, "Abs", x);
+  oxp_sym_set_type(c, ay, dt, -1, NULL);
+  oxp_sym_set_type(c, ax, dt, -1, NULL);
+  oxp_value *x_zero = oxp_m_compare(c, "Equal", x, zero, dt);
+  oxp_value *xp = oxp_sym_op3(c, "Where", x_zero, zero, x);
+  oxp_value *a = oxp_sym_op1(c, "Atan", oxp_sym_op2(c, "Div", ay, xp));
+  oxp_value *x_neg = oxp_m_compare(c, "Less", x, zero, dt);
+  oxp_value *m = oxp_sym_op3(c, "Where", x_neg, oxp_sym_op2(c, "Add", a, pi), a);
+  oxp_value *origin = oxp_sym_op2(c, "And", oxp_m_compare(c, "Equal", ay, zero, dt), x_zero);
+  m = oxp_sym_op3(c, "Where", origin, oxp_sym_op3(c, "Where", sign_bit(c, x, dt), pi, zero), m);
+  oxp_value *both_inf = oxp_sym_op2(c, "And", oxp_m_compare(c, "Equal", ay, inf, dt),
+                                    oxp_m_compare(c, "Equal", ax, inf, dt));
+  m = oxp_sym_op3(c, "Where", both_inf, oxp_sym_op3(c, "Where", x_neg,
+                  scalar(c, 3 * M_PI / 4, dt), scalar(c, M_PI / 4, dt)), m);
+  m = oxp_sym_op1(c, "Abs", m);
+  oxp_value *sgn = oxp_sym_op3(c, "Where", sign_bit(c, y, dt), scalar(c, -1, dt), scalar(c, 1, dt));
+  return oxp_m_set_out(c, n, 0, oxp_sym_op2(c, "Mul", m, sgn));
 }
 
 /* logit(x, eps) = log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when

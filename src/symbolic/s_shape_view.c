@@ -30,10 +30,44 @@ oxp_status oxp_s_reshape_as(oxp_sctx *c, oxp_node *n) {
   return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }
 
+/* _reshape_from_tensor(x, shape): torch's 0 is a size 0 (and -1 beside a
+ * 0 an error), Reshape's allowzero=1 from opset 14. Below 14 Reshape reads
+ * 0 as "copy this dim": a shape known statically without 0 is exact; one with a 0
+ * (and no -1) of an input statically empty is a ConstantOfShape, as no
+ * element is moved; otherwise a named error, as for a shape known only at
+ * run time, which may hold 0. */
 oxp_status oxp_s_reshape_from_tensor(oxp_sctx *c, oxp_node *n) {
   oxp_value *x = oxp_sym_in(c, n, 0);
   oxp_value *s = x ? oxp_sym_in_as(c, n, 1, OXP_DT_INT64) : NULL;
-  return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, s));
+  if (!s) return oxp_sym_status(c);
+  if (oxp_sym_opset(c) < 14) {
+    oxp_ilist l;
+    if (!oxp_sym_ilist(c, n, 1, &l)) return oxp_sym_status(c);
+    if (!l.known)
+      return oxp_sym_unsupported(c, "_reshape_from_tensor to a shape known only at run "
+                                 "time below opset 14 (a 0 in it would copy the input's dim)");
+    if (!(s = oxp_sym_ilist_tensor(c, &l))) return oxp_sym_status(c);
+    bool zero = false, infer = false;
+    for (int i = 0; i < l.n; i++) {
+      zero |= l.v[i] == 0;
+      infer |= l.v[i] < 0;
+    }
+    if (zero) {
+      int64_t d[OXP_MAX_STATIC_RANK], numel = 1;
+      int r;
+      bool empty = oxp_sx_dims(x, d, &r);
+      for (int i = 0; empty && i < r; i++) numel *= d[i];
+      if (!empty || numel != 0 || infer)
+        return oxp_sym_unsupported(c, "_reshape_from_tensor to a shape with a 0 below opset "
+                                   "14, of an input not statically empty or with a -1");
+      return oxp_sym_set_out(c, n, 0, oxp_sx_fill(c, s, 0, oxp_sym_dtype(x)));
+    }
+    return oxp_sym_set_out(c, n, 0, oxp_sym_op2(c, "Reshape", x, s));
+  }
+  oxp_node *k = oxp_sym_op(c, "Reshape", (oxp_value *[]){x, s}, 2, 1);
+  if (!k) return oxp_sym_status(c);
+  oxp_attr_set_i(k, "allowzero", 1);
+  return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }
 
 oxp_status oxp_s_shape_as_tensor(oxp_sctx *c, oxp_node *n) {
