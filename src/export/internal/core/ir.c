@@ -83,7 +83,7 @@ oxp_node *oxp_node_new(oxp_graph *g, const char *kind, int noutputs) {
   oxp_node *n = oxp_alloc(g->arena, sizeof *n);
   if (!n) return NULL;
   n->graph = g;
-  n->kind = kind;
+  oxp_node_set_kind(n, kind);
   g->nnodes++;
   for (int i = 0; i < noutputs; i++)
     if (!oxp_node_add_output(n)) return NULL;

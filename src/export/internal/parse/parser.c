@@ -298,7 +298,7 @@ static bool op_kind(parser *p, oxp_node *n, oxp_tok t) {
   if (!sep) return oxp_punexpected(&p->c, t, "an operator such as 'aten::add'");
   const char *dot = memchr(sep, '.', (size_t)(t.p + t.n - sep));
   size_t klen = dot ? (size_t)(dot - t.p) : t.n;
-  n->kind = oxp_strndup(p->c.a, t.p, klen);
+  oxp_node_set_kind(n, oxp_strndup(p->c.a, t.p, klen));
   if (dot) n->overload = oxp_strndup(p->c.a, dot + 1, t.n - klen - 1);
   return (n->kind && (!dot || n->overload)) || oxp_pnomem(&p->c, &t.loc);
 }
@@ -309,7 +309,7 @@ static bool python_op(parser *p, oxp_node *n, const oxp_type *decl) {
   oxp_tok name = oxp_lx_next(&p->c.lx);
   if (name.kind != LX_IDENT)
     return oxp_punexpected(&p->c, name, "a Python function name after '^'");
-  n->kind = "prim::PythonOp";
+  oxp_node_set_kind(n, "prim::PythonOp");
   char *s = tok_str(p, name);
   if (!s) return false;
   oxp_attr_set_s(n, "pyname", s);
