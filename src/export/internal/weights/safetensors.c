@@ -223,6 +223,9 @@ static oxp_status load_header(loader *l, const oxp_json *root) {
       return bad(l, "duplicate tensor name '%s'", name);
     oxp_st_entry *e = &st->entries[st->nentries];
     if ((s = load_entry(l, name, root->items[i], e))) return s;
+    /* The header's tree goes with its scratch arena; the name stays. */
+    if (!(e->name = name = oxp_strdup(l->a, name)))
+      return oxp_fail(l->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     if (!oxp_map_put(&st->index, name, e))
       return oxp_fail(l->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     st->nentries++;
@@ -253,15 +256,26 @@ static oxp_status parse(oxp_arena *a, st_impl *impl, const char *file_path,
                (unsigned long long)n, len);
   l.data = buf + 8 + n;
   l.data_len = len - 8 - n;
-  oxp_json_err je = {0};
-  oxp_json *root = oxp_json_parse(a, (const char *)buf + 8, (size_t)n, &je);
-  if (!root && oxp_arena_failed(a))
+  /* The JSON tree is read once, here: it lives in an arena of its own,
+   * freed before the export goes on (it was most of a sidecar's memory,
+   * about a kilobyte per tensor constant). */
+  oxp_arena *scratch = oxp_arena_new();
+  if (!scratch)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
                     "out of memory reading the weights header");
-  if (!root)
-    return bad(&l, "invalid JSON header at byte %zu (file offset %zu): %s",
-               je.pos, je.pos + 8, je.msg);
-  return load_header(&l, root);
+  oxp_json_err je = {0};
+  oxp_json *root = oxp_json_parse(scratch, (const char *)buf + 8, (size_t)n, &je);
+  oxp_status s;
+  if (!root && oxp_arena_failed(scratch))
+    s = oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                 "out of memory reading the weights header");
+  else if (!root)
+    s = bad(&l, "invalid JSON header at byte %zu (file offset %zu): %s",
+            je.pos, je.pos + 8, je.msg);
+  else
+    s = load_header(&l, root);
+  oxp_arena_free(scratch);
+  return s;
 }
 
 static st_impl *new_impl(oxp_arena *a, const char *name) {
