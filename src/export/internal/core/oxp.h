@@ -439,6 +439,9 @@ struct oxp_graph {
    * so symbolics see ranks and dims of values made moments before. */
   void (*infer)(void *ctx, oxp_node *n);
   void *infer_ctx;
+  /* Named by the pipeline's last step (names.c), after which nothing
+   * renames or adds: the serializer need not walk it again to see that. */
+  bool named;
 };
 
 oxp_graph *oxp_graph_new(oxp_arena *a, const char *file);

@@ -614,10 +614,12 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
     return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
                     "opset %d is not supported (%d to %d)", o->opset,
                     OXP_OPSET_MIN, OXP_OPSET_MAX);
-  /* The pipeline names values as its last step; naming is idempotent, so
-   * this changes nothing on its graphs and names a graph built by hand. */
-  oxp_status st = oxp_assign_names(g, d);
-  if (st) return st;
+  /* The pipeline names values as its last step; a graph built by hand is
+   * named here (naming is idempotent, but a walk of the whole graph). */
+  if (!g->named) {
+    oxp_status st = oxp_assign_names(g, d);
+    if (st) return st;
+  }
 
   ser s = {.a = g->arena, .o = o, .d = d};
   s.out_stamp = ARRAY(&s, int, g->nvalues + 1);

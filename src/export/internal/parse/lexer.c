@@ -180,20 +180,11 @@ static oxp_tok lex(oxp_lexer *lx) {
   return t;
 }
 
-oxp_tok oxp_lx_next(oxp_lexer *lx) {
-  if (lx->ahead_at == lx->pos) {
-    lx->pos = lx->ahead_pos;
-    lx->line = lx->ahead_line;
-    lx->line_start = lx->ahead_line_start;
-    return lx->ahead;
-  }
-  return lex(lx);
-}
+oxp_tok oxp_lx_lex(oxp_lexer *lx) { return lex(lx); }
 
 /* Lexes the token once and keeps it with where the lexer would stand
  * after it; only the position is saved and restored. */
-oxp_tok oxp_lx_peek(oxp_lexer *lx) {
-  if (lx->ahead_at == lx->pos) return lx->ahead;
+oxp_tok oxp_lx_peek_lex(oxp_lexer *lx) {
   size_t pos = lx->pos, line_start = lx->line_start;
   int line = lx->line;
   lx->ahead = lex(lx);
