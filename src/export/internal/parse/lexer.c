@@ -56,8 +56,12 @@ static bool at_char(const char *p, const char *end, char c) { return p < end && 
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool at_digit(const char *p, const char *end) { return p < end && is_digit(*p); }
 
+/* With a local pointer: a byte read through lx->s may alias lx->pos, so
+ * a loop over lx->pos would store it back at every byte. */
 static void skip_blanks(oxp_lexer *lx) {
-  while (lx->pos < lx->len && (CLASS[(unsigned char)lx->s[lx->pos]] & C_BLANK)) lx->pos++;
+  const char *p = lx->s + lx->pos, *end = lx->s + lx->len;
+  while (p < end && (CLASS[(unsigned char)*p] & C_BLANK)) p++;
+  lx->pos = (size_t)(p - lx->s);
 }
 
 oxp_loc oxp_lx_here(const oxp_lexer *lx) {

@@ -151,8 +151,12 @@ static oxp_value *use(parser *p) {
     oxp_punexpected(&p->c, t, "a value such as '%x'");
     return NULL;
   }
-  char *name = tok_str(p, t);
-  if (!name) return NULL;
+  /* The name is only looked up: on the stack, not copied to the arena
+   * (every use of every value passes here). */
+  char buf[128];
+  char *name = buf;
+  if (t.n < sizeof buf) memcpy(buf, t.p, t.n), buf[t.n] = 0;
+  else if (!(name = tok_str(p, t))) return NULL;
   def *d = lookup(p, name);
   if (!d) oxp_perr(&p->c, &t.loc, "use of undefined value '%%%s'", name);
   return d ? d->v : NULL;
