@@ -29,17 +29,20 @@ static bool eat(scan *s, char c) {
   return true;
 }
 
+/* Bytes a plain string holds: printable ASCII but the quote and the
+ * backslash. */
+static const bool PLAIN[256] = {
+    [' ' ... '!'] = true, ['#' ... '['] = true, [']' ... '~'] = true, [0x7f] = true,
+};
+
 /* A string of printable ASCII without escapes: the bytes between the
  * quotes (what the JSON reader would decode it to). */
 static bool plain_string(scan *s, const char **b, size_t *n) {
   ws(s);
   if (s->p == s->end || *s->p != '"') return false;
   const char *q = s->p + 1;
-  for (; q < s->end && *q != '"'; q++) {
-    unsigned char c = (unsigned char)*q;
-    if (c < 0x20 || c >= 0x80 || c == '\\') return false;
-  }
-  if (q == s->end) return false;
+  while (q < s->end && PLAIN[(unsigned char)*q]) q++;
+  if (q == s->end || *q != '"') return false;
   *b = s->p + 1;
   *n = (size_t)(q - *b);
   s->p = q + 1;
