@@ -316,6 +316,7 @@ static uint8_t *room(packer *p) {
 }
 
 static void put(packer *p, const void *data, size_t n) {
+  if (n == 0) return; /* an empty bytes field may have no data at all */
   if (n >= BIG) {
     flush(p);
     p->out->append(p->out, n, data);
