@@ -75,10 +75,19 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
   v->type = t;
 }
 
+static oxp_shape_rule rule_of(oxp_sictx *c, const char *op) {
+  size_t i = ((uintptr_t)op >> 4) % (sizeof c->recent / sizeof *c->recent);
+  if (c->recent[i].op != op) {
+    c->recent[i].op = op;
+    c->recent[i].fn = (oxp_shape_rule)oxp_map_get(&c->rules, op);
+  }
+  return c->recent[i].fn;
+}
+
 /* Runs n's rule and stores its outputs' types. */
 static oxp_status infer_node(oxp_sictx *c, oxp_node *n) {
   const char *op = oxp_pass_onnx_op(n);
-  oxp_shape_rule fn = op ? (oxp_shape_rule)oxp_map_get(&c->rules, op) : NULL;
+  oxp_shape_rule fn = op ? rule_of(c, op) : NULL;
   if (!fn || n->noutputs > 8) return OXP_OK;
   oxp_shape out[8];
   for (int i = 0; i < n->noutputs; i++) oxp_shape_unknown(&out[i], 0);

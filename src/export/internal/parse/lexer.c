@@ -177,7 +177,10 @@ static oxp_tok lex(oxp_lexer *lx) {
     if (at_char(p + 1, end, '>')) return make(lx, LX_ARROW, 0, 2);
     break;
   }
-  if ((n = number_len(p, end)) > 0) return make(lx, LX_NUMBER, 0, n);
+  /* A number starts with a digit or '-', or is inf/nan: other letters
+   * start identifiers without a try at a number. */
+  if ((CLASS[c] & C_DIGIT) || c == '-' || c == 'i' || c == 'n')
+    if ((n = number_len(p, end)) > 0) return make(lx, LX_NUMBER, 0, n);
   if (CLASS[c] & C_ALPHA) return make(lx, LX_IDENT, 0, ident_len(p, end));
   oxp_tok t = make(lx, LX_PUNCT, 0, 1);
   t.c = c;
