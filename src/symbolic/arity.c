@@ -39,9 +39,15 @@ static const char *describe(char *buf, size_t size, int lo, int hi, const char *
 oxp_status oxp_arity_check(oxp_sctx *c, const oxp_node *n) {
   /* Every row is an aten op (torch's aten schemas): prim:: and other
    * nodes, a good half of most graphs, skip the search. */
-  if (strncmp(n->kind, "aten::", 6) != 0) return OXP_OK;
-  const arity *a = bsearch(n->kind, table, sizeof table / sizeof *table,
-                           sizeof *table, by_op);
+  struct oxp_kind_memo *m = oxp_kind_memo_slot(c->arity_memo, n->kind);
+  const arity *a;
+  if (m->kind == n->kind) {
+    a = m->row;
+  } else {
+    a = strncmp(n->kind, "aten::", 6) != 0 ? NULL
+        : bsearch(n->kind, table, sizeof table / sizeof *table, sizeof *table, by_op);
+    m->kind = n->kind, m->row = a;
+  }
   char want[64];
   if (!a) return OXP_OK;
   if (!fits(n->ninputs, a->min_in, a->max_in))

@@ -114,7 +114,9 @@ static oxp_status lower_node(oxp_sctx *c, oxp_node *n) {
     st = cfn(c, n, user);
     return finish(c, n, st);
   }
-  oxp_symbolic_fn fn = oxp_sym_lookup(n->kind, c->opset, NULL);
+  struct oxp_kind_memo *m = oxp_kind_memo_slot(c->sym_memo, n->kind);
+  if (m->kind != n->kind) m->kind = n->kind, m->fn = oxp_sym_lookup(n->kind, c->opset, NULL);
+  oxp_symbolic_fn fn = m->fn;
   if (!fn && ((et == OXP_OET_ONNX_ATEN_FALLBACK && is_aten) ||
               et == OXP_OET_ONNX_FALLTHROUGH)) {
     st = oxp_s_aten_fallback(c, n, et == OXP_OET_ONNX_FALLTHROUGH);

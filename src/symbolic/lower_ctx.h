@@ -29,7 +29,21 @@ struct oxp_sctx {
   bool static_shapes;      /* traced dims are valid (no dynamic axes) */
   int nconsts;             /* counter for constant names */
   struct oxp_si_live *live;/* shape inference as nodes are made */
+  /* Table rows of recent node kinds, by the kind string's address (the
+   * parser shares one string per kind): the op table's symbolic at this
+   * opset, and the arity row (arity.c). Most nodes are found here
+   * instead of by a binary search of strcmps. */
+  struct oxp_kind_memo {
+    const char *kind; /* NULL: empty */
+    const void *row;  /* arity_memo's */
+    oxp_symbolic_fn fn; /* sym_memo's */
+  } sym_memo[32], arity_memo[32];
 };
+
+/* The slot of kind in one of the memos above. */
+static inline struct oxp_kind_memo *oxp_kind_memo_slot(struct oxp_kind_memo *m, const char *kind) {
+  return &m[((uintptr_t)kind >> 4) % 32];
+}
 
 oxp_value *oxp_lower_lookup(oxp_sctx *c, oxp_value *src);
 oxp_pack *oxp_lower_pack(oxp_sctx *c, oxp_value *src);

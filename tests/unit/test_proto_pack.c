@@ -163,6 +163,43 @@ START_TEST(sizes_past_one_chunk) {
 }
 END_TEST
 
+/* TypeProtos reached more than once (as the serializer shares one per
+ * tensor type), also inside another shared TypeProto, sized once and
+ * packed twice from the same sizes: every pack is protobuf-c's bytes. */
+START_TEST(shared_messages_packed_once) {
+  Onnx__ModelProto *m = model(4);
+  Onnx__GraphProto *g = m->graph;
+  Onnx__TypeProto *tp = value_info("x")->type;
+  Onnx__TypeProto__Sequence *sq = NEW(Onnx__TypeProto__Sequence, onnx__type_proto__sequence__init);
+  sq->elem_type = tp;
+  Onnx__TypeProto *seq = NEW(Onnx__TypeProto, onnx__type_proto__init);
+  seq->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+  seq->sequence_type = sq;
+  g->n_value_info = 6;
+  g->value_info = arr(6 * sizeof *g->value_info);
+  for (int i = 0; i < 6; i++) {
+    g->value_info[i] = value_info(i % 2 ? "odd" : "even");
+    g->value_info[i]->type = i % 3 == 2 ? seq : tp;
+  }
+  size_t want = protobuf_c_message_get_packed_size(&m->base);
+  uint8_t *ref = malloc(want);
+  ck_assert_uint_eq(protobuf_c_message_pack(&m->base, ref), want);
+  oxp_pb_sizes s = {.a = A, .shared = &onnx__type_proto__descriptor};
+  uint64_t got = 0;
+  ck_assert(oxp_pb_measure(&m->base, &s, &got));
+  ck_assert_uint_eq(got, want);
+  for (int pass = 0; pass < 2; pass++) {
+    uint8_t tmp[64];
+    ProtobufCBufferSimple out = PROTOBUF_C_BUFFER_SIMPLE_INIT(tmp);
+    oxp_pb_pack(&m->base, &s, &out.base);
+    ck_assert_uint_eq(out.len, want);
+    ck_assert(memcmp(out.data, ref, want) == 0);
+    PROTOBUF_C_BUFFER_SIMPLE_CLEAR(&out);
+  }
+  free(ref);
+}
+END_TEST
+
 START_TEST(empty_message) {
   same_as_protobuf_c(&NEW(Onnx__ModelProto, onnx__model_proto__init)->base);
 }
@@ -175,6 +212,7 @@ int main(void) {
   tcase_add_test(t, packs_as_protobuf_c_does);
   tcase_add_test(t, sizes_past_one_chunk);
   tcase_add_test(t, empty_message);
+  tcase_add_test(t, shared_messages_packed_once);
   suite_add_tcase(s, t);
   return oxp_check_run(s);
 }

@@ -159,6 +159,39 @@ START_TEST(st_reads_scalar_and_empty) {
 }
 END_TEST
 
+/* The plain form (keys in another order, blanks between tokens) is read
+ * without a JSON tree (st_scan.c); an escape or an extra key leaves the
+ * header to the JSON reader. Both give the same entries. */
+START_TEST(st_plain_and_json_forms_agree) {
+  float v[3] = {1, 2, 3};
+  const char *plain =
+      "{\"a\":{\"shape\":[2],\"data_offsets\":[0,8],\"dtype\":\"F32\"},\n"
+      " \"b\" : { \"dtype\" : \"F32\" , \"shape\" : [ ] , \"data_offsets\" : [ 8 , 12 ] } }";
+  const char *json =
+      "{\"\\u0061\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":\"y\"},"
+      "\"b\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[8,12]}}";
+  oxp_safetensors *p = open_ok(write_st("plain.safetensors", plain, v, sizeof v));
+  oxp_safetensors *j = open_ok(write_st("json.safetensors", json, v, sizeof v));
+  ck_assert_int_eq(p->nentries, 2);
+  ck_assert_int_eq(j->nentries, 2);
+  for (int i = 0; i < 2; i++) {
+    const char *name = i ? "b" : "a";
+    const oxp_st_entry *x = oxp_st_find(p, name), *y = oxp_st_find(j, name);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y);
+    ck_assert_int_eq(x->t.dtype, y->t.dtype);
+    ck_assert_int_eq(x->t.rank, y->t.rank);
+    for (int k = 0; k < x->t.rank; k++) ck_assert_int_eq(x->t.dims[k], y->t.dims[k]);
+    ck_assert_uint_eq(x->t.nbytes, y->t.nbytes);
+    ck_assert_uint_eq(x->t.src_offset - 8 - p->header_len, y->t.src_offset - 8 - j->header_len);
+    ck_assert_double_eq(oxp_tensor_get_f(&x->t, 0), oxp_tensor_get_f(&y->t, 0));
+  }
+  ck_assert_double_eq(oxp_tensor_get_f(&oxp_st_find(p, "b")->t, 0), 3);
+  oxp_st_close(p);
+  oxp_st_close(j);
+}
+END_TEST
+
 START_TEST(st_file_with_no_tensors) {
   oxp_safetensors *s = open_ok(write_st("none.safetensors", "{}", NULL, 0));
   ck_assert_int_eq(s->nentries, 0);
@@ -497,6 +530,7 @@ static Suite *suite(void) {
   tcase_add_test(t, st_reads_every_dtype);
   tcase_add_test(t, st_reads_scalar_and_empty);
   tcase_add_test(t, st_file_with_no_tensors);
+  tcase_add_test(t, st_plain_and_json_forms_agree);
   tcase_add_test(t, st_skips_metadata);
   tcase_add_test(t, st_metadata_values_must_be_strings);
   tcase_add_test(t, st_missing_file);

@@ -237,7 +237,15 @@ void oxp_si_set_data(oxp_sictx *c, oxp_node *n, int k, int cnt,
  * (at most 4) with what follows from the inputs' types; false when n has
  * no rule. rules comes from oxp_jit_type_rules_init. */
 oxp_status oxp_jit_type_rules_init(oxp_map *m, oxp_arena *a, oxp_diag *d);
-bool oxp_jit_type_rule(const oxp_map *rules, const oxp_node *n, oxp_shape *out);
+/* The rules of recent kinds, by the kind string's address (the parser
+ * shares one string per kind): a caller's, zeroed, for one graph. */
+typedef struct {
+  const char *kind; /* NULL: empty */
+  const void *rule;
+} oxp_jit_rule_memo;
+enum { OXP_JIT_RULE_MEMO = 32 };
+bool oxp_jit_type_rule(const oxp_map *rules, oxp_jit_rule_memo *memo,
+                       const oxp_node *n, oxp_shape *out);
 /* split/chunk/unbind and friends: a list of pieces of input 0. */
 bool oxp_jit_is_split(const oxp_node *k);
 

@@ -92,6 +92,7 @@ oxp_status oxp_export_from_graph(oxp_graph *g, const oxp_safetensors *weights,
   STEP(oxp_shape_infer(&p));
   STEP(oxp_onnx_output_types(&p));
   STEP(oxp_assign_names(x, d));
+  x->named = true;
 
   *onnx = x;
   return OXP_OK;

@@ -152,7 +152,7 @@ static oxp_graph *graph_of_value(const oxp_value *v) {
 static bool split_kind(oxp_arena *a, const char *op, oxp_node *n) {
   const char *sep = strstr(op, "::");
   const char *dot = strchr(sep + 2, '.');
-  n->kind = dot ? oxp_strndup(a, op, (size_t)(dot - op)) : oxp_strdup(a, op);
+  oxp_node_set_kind(n, dot ? oxp_strndup(a, op, (size_t)(dot - op)) : oxp_strdup(a, op));
   n->overload = dot ? oxp_strdup(a, dot + 1) : NULL;
   return n->kind && (!dot || n->overload);
 }

@@ -4,10 +4,12 @@
 
 #include "oxp.h"
 
-/* Grows an arena array of elem-sized items to hold at least need. */
-static bool grow(oxp_arena *a, void **arr, int *cap, int need, size_t elem) {
+/* Grows an arena array of elem-sized items to hold at least need, from
+ * first items: most nodes have one output and most values one or two
+ * uses, and an arena array's slack is never given back. */
+static bool grow(oxp_arena *a, void **arr, int *cap, int need, size_t elem, int first) {
   if (need <= *cap) return true;
-  int nc = *cap ? *cap * 2 : 4;
+  int nc = *cap ? *cap * 2 : first;
   while (nc < need) nc *= 2;
   void *p = oxp_realloc(a, *arr, (size_t)*cap * elem, (size_t)nc * elem);
   if (!p) return false;
@@ -15,8 +17,9 @@ static bool grow(oxp_arena *a, void **arr, int *cap, int need, size_t elem) {
   *cap = nc;
   return true;
 }
-#define GROW(a, arr, cap, need) \
-  grow((a), (void **)&(arr), &(cap), (need), sizeof *(arr))
+#define GROW_FROM(a, arr, cap, need, first) \
+  grow((a), (void **)&(arr), &(cap), (need), sizeof *(arr), (first))
+#define GROW(a, arr, cap, need) GROW_FROM(a, arr, cap, need, 4)
 
 oxp_graph *oxp_graph_new(oxp_arena *a, const char *file) {
   oxp_graph *g = oxp_alloc(a, sizeof *g);
@@ -83,7 +86,7 @@ oxp_node *oxp_node_new(oxp_graph *g, const char *kind, int noutputs) {
   oxp_node *n = oxp_alloc(g->arena, sizeof *n);
   if (!n) return NULL;
   n->graph = g;
-  n->kind = kind;
+  oxp_node_set_kind(n, kind);
   g->nnodes++;
   for (int i = 0; i < noutputs; i++)
     if (!oxp_node_add_output(n)) return NULL;
@@ -93,7 +96,7 @@ oxp_node *oxp_node_new(oxp_graph *g, const char *kind, int noutputs) {
 static oxp_graph *graph_of(oxp_node *n) { return n->graph; }
 
 static bool add_use(oxp_arena *a, oxp_value *v, oxp_node *n, int i) {
-  if (!GROW(a, v->uses, v->capuses, v->nuses + 1)) return false;
+  if (!GROW_FROM(a, v->uses, v->capuses, v->nuses + 1, 2)) return false;
   v->uses[v->nuses++] = (oxp_use){n, i};
   return true;
 }
@@ -118,7 +121,7 @@ bool oxp_node_add_input(oxp_node *n, oxp_value *v) {
 
 oxp_value *oxp_node_add_output(oxp_node *n) {
   oxp_graph *g = graph_of(n);
-  if (!GROW(g->arena, n->outputs, n->capoutputs, n->noutputs + 1))
+  if (!GROW_FROM(g->arena, n->outputs, n->capoutputs, n->noutputs + 1, 1))
     return NULL;
   oxp_value *v = oxp_value_new(g, NULL, NULL);
   if (!v) return NULL;

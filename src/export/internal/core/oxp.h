@@ -406,6 +406,11 @@ struct oxp_node {
   const char *source; /* trailing "# file.py:12:0" comment, else NULL */
   const char *name;   /* ONNX node name once lowered, else NULL */
   unsigned flags;     /* OXP_NODE_* marks of passes */
+  /* strlen(kind) when len_of == kind (oxp_node_set_kind): oxp_kind_is
+   * then compares lengths and bytes inline. A kind assigned directly
+   * leaves len_of stale and is compared with strcmp. */
+  uint32_t kind_len;
+  const char *len_of;
 };
 
 /* The node's outputs were typed by shape inference during lowering. */
@@ -438,6 +443,9 @@ struct oxp_graph {
    * so symbolics see ranks and dims of values made moments before. */
   void (*infer)(void *ctx, oxp_node *n);
   void *infer_ctx;
+  /* Named by the pipeline's last step (names.c), after which nothing
+   * renames or adds: the serializer need not walk it again to see that. */
+  bool named;
 };
 
 oxp_graph *oxp_graph_new(oxp_arena *a, const char *file);
@@ -483,10 +491,21 @@ void oxp_attr_set_strs(oxp_node *n, const char *name, const char **v,
   for (oxp_node *n = (b)->first, *nx = n ? n->next : NULL; n; \
        n = nx, nx = n ? n->next : NULL)
 
+/* Sets n's kind and the length oxp_kind_is compares first. */
+static inline void oxp_node_set_kind(oxp_node *n, const char *kind) {
+  n->kind = kind;
+  n->len_of = kind;
+  n->kind_len = kind ? (uint32_t)strlen(kind) : 0;
+}
+
 /* Is kind "ns::name"? (e.g. oxp_kind_is(n, "aten::add")) Passes ask it
- * of every node for many names, which share their "aten::" prefix: libc's
- * strcmp compares those bytes many at a time. */
+ * of every node for many names, nearly always string literals: strlen(k)
+ * is then a constant and the memcmp a few inline loads, where strcmp was
+ * a call per name (a tenth of an export's instructions). */
 static inline bool oxp_kind_is(const oxp_node *n, const char *k) {
+  size_t len = strlen(k);
+  if (n->len_of == n->kind && n->kind)
+    return n->kind_len == len && memcmp(n->kind, k, len) == 0;
   return strcmp(n->kind, k) == 0;
 }
 

@@ -307,7 +307,7 @@ static OXP_OUT_OF_LINE bool rewrite_write(ctx *c, oxp_node *n, oxp_value *const 
   /* An opaque value written through is current itself: only its other
    * aliases went stale (poison moved their roots' versions). */
   if (oxp_fz_original(c, v) && c->info[v->id].kind == A_OPAQUE) c->born[v->id] = c->stamp;
-  if (keep) n->kind = pure; /* renamed last: errors above name the write */
+  if (keep) oxp_node_set_kind(n, pure); /* renamed last: errors above name the write */
   /* From now on the op's own result stands for self. */
   c->born[out->id] = -1;
   c->fresh[out->id] = nself;

@@ -29,6 +29,7 @@ typedef struct {
   const oxp_options *o;
   oxp_diag *d;
   oxp_map rules;
+  oxp_jit_rule_memo memo[OXP_JIT_RULE_MEMO];
   /* By value id below nids: the type before this pass, for values whose
    * type it set (touched), so a loop body can be typed again. */
   oxp_type **orig;
@@ -449,7 +450,7 @@ static oxp_status type_structural(ti *t, oxp_node *n) {
 
 static OXP_OUT_OF_LINE oxp_status type_node(ti *t, oxp_node *n) {
   oxp_shape out[4];
-  if (oxp_jit_type_rule(&t->rules, n, out)) {
+  if (oxp_jit_type_rule(&t->rules, t->memo, n, out)) {
     for (int i = 0; i < n->noutputs; i++) {
       oxp_status st = give(t, n->outputs[i], &out[i]);
       if (st) return st;

@@ -1182,8 +1182,11 @@ bool oxp_jit_is_split(const oxp_node *k) {
   return false;
 }
 
-bool oxp_jit_type_rule(const oxp_map *m, const oxp_node *n, oxp_shape *out) {
-  rule_fn fn = (rule_fn)oxp_map_get(m, n->kind);
+bool oxp_jit_type_rule(const oxp_map *m, oxp_jit_rule_memo *memo,
+                       const oxp_node *n, oxp_shape *out) {
+  oxp_jit_rule_memo *e = &memo[((uintptr_t)n->kind >> 4) % OXP_JIT_RULE_MEMO];
+  if (e->kind != n->kind) e->kind = n->kind, e->rule = oxp_map_get(m, n->kind);
+  rule_fn fn = (rule_fn)e->rule;
   if (!fn || n->ninputs < 1 || n->noutputs < 1 || n->noutputs > 4) return false;
   for (int i = 0; i < n->noutputs; i++) oxp_shape_unknown(&out[i], 0);
   return fn(n, out);

@@ -1,5 +1,5 @@
 /* dedup_inits.c: initializers with the same dtype, shape and bytes become
- * one. Candidates are sorted by (bytes, dtype) so only tensors of equal
+ * one. Candidates are grouped by (bytes, dtype) so only tensors of equal
  * size are ever hashed or compared. The hash reads a bounded sample of
  * each tensor (its ends and evenly spread slices), not all of it: weights
  * live in the memory-mapped sidecar, and reading every byte of a
@@ -8,25 +8,27 @@
  * compared in full. The survivor is the first in graph order, so weight
  * inputs (named parameters) win over anonymous constants and results are
  * stable. Lazy tensors (folded transposes, tensor_bytes.c) are hashed and
- * compared on the same bytes, read a piece at a time, never made. */
-#include <stdlib.h>
+ * compared on the same bytes, read a piece at a time, never made.
+ *
+ * Groups and survivors are found in hash tables, one walk in graph order
+ * (two sorts of every candidate were most of the pass on graphs with
+ * thousands of scalar constants). Each later member of a class of equal
+ * tensors is replaced by the class's first, in graph order, as the sorted
+ * walk did; classes do not touch one another's uses. */
 #include <string.h>
 
 #include "passes.h"
 
 typedef struct {
   oxp_value *v;
-  int order;
   uint64_t hash;
+  int next; /* the next survivor of the same key, or -1 */
 } cand;
 
-static int by_size(const void *a, const void *b) {
-  const cand *x = a, *y = b;
-  const oxp_tensor *s = x->v->init, *t = y->v->init;
-  if (s->nbytes != t->nbytes) return s->nbytes < t->nbytes ? -1 : 1;
-  if (s->dtype != t->dtype) return s->dtype - t->dtype;
-  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
-  return x->order - y->order;
+static uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
 }
 
 static uint64_t fnv_bytes(uint64_t h, const unsigned char *p, size_t n) {
@@ -91,49 +93,92 @@ static bool same(const oxp_tensor *a, const oxp_tensor *b) {
 static int collect(oxp_pass *p, oxp_block *b, cand *c, int n) {
   for (int i = 0; i < b->ninits; i++)
     if (oxp_pass_is_const(p, b->inits[i]) && !oxp_pass_is_out(p, b->inits[i]))
-      c[n].v = b->inits[i], c[n].order = n, n++;
+      c[n].v = b->inits[i], n++;
   return n;
+}
+
+/* An open-addressing table of candidate indices (-1: free), at most half
+ * full: by (bytes, dtype) with a count, then by (bytes, dtype, hash) with
+ * the first survivor and the last (where the next one is linked). */
+typedef struct {
+  int *first, *last, *count;
+  size_t mask;
+} table;
+
+static bool same_key(const cand *x, const cand *y, bool by_hash) {
+  const oxp_tensor *s = x->v->init, *t = y->v->init;
+  return s->nbytes == t->nbytes && s->dtype == t->dtype && (!by_hash || x->hash == y->hash);
+}
+
+static size_t slot(const table *t, const cand *c, int i, bool by_hash) {
+  const oxp_tensor *x = c[i].v->init;
+  uint64_t h = mix((uint64_t)x->nbytes * 31 + (uint64_t)x->dtype) ^ (by_hash ? c[i].hash : 0);
+  size_t k = (size_t)mix(h) & t->mask;
+  while (t->first[k] >= 0 && !same_key(&c[t->first[k]], &c[i], by_hash)) k = (k + 1) & t->mask;
+  return k;
+}
+
+static bool table_init(oxp_arena *a, table *t, int n) {
+  size_t cap = 16;
+  while (cap < 2 * (size_t)n) cap *= 2;
+  t->mask = cap - 1;
+  t->first = oxp_alloc(a, sizeof(int) * cap);
+  t->last = oxp_alloc(a, sizeof(int) * cap);
+  t->count = oxp_alloc(a, sizeof(int) * cap);
+  if (!t->first || !t->last || !t->count) return false;
+  for (size_t k = 0; k < cap; k++) t->first[k] = -1;
+  return true;
+}
+
+/* c[i] against the earlier survivors of its sample hash: replaced by the
+ * first equal one, or a survivor itself. */
+static void dedup_one(table *s, cand *c, int i) {
+  size_t k = slot(s, c, i, true);
+  if (s->first[k] < 0) {
+    s->first[k] = s->last[k] = i;
+    return;
+  }
+  for (int j = s->first[k]; j >= 0; j = c[j].next) {
+    bool dup = same(c[j].v->init, c[i].v->init);
+    oxp_tensor_release(c[i].v->init);
+    if (!dup) continue;
+    oxp_value_replace_uses(c[i].v, c[j].v);
+    return;
+  }
+  c[s->last[k]].next = i;
+  s->last[k] = i;
 }
 
 oxp_status oxp_dedup_inits(oxp_pass *p) {
   oxp_block *top = p->g->top;
+  oxp_arena *a = p->g->arena;
   int cap = top->ninputs + top->ninits;
-  cand *c = oxp_alloc(p->g->arena, sizeof *c * (size_t)(cap + 1));
+  cand *c = oxp_alloc(a, sizeof *c * (size_t)(cap + 1));
   if (!c) return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
   int n = 0;
   for (int i = 0; i < top->ninputs; i++)
     if (oxp_pass_is_const(p, top->inputs[i]))
-      c[n].v = top->inputs[i], c[n].order = n, n++;
+      c[n].v = top->inputs[i], n++;
   /* Only the top block: constants of nested blocks are local to them. */
   n = collect(p, top, c, n);
-  qsort(c, (size_t)n, sizeof *c, by_size);
-  /* Hash only runs of equal size and dtype, then sort those by hash. */
-  for (int i = 0; i < n;) {
-    int j = i + 1;
-    while (j < n && c[j].v->init->nbytes == c[i].v->init->nbytes &&
-           c[j].v->init->dtype == c[i].v->init->dtype)
-      j++;
-    if (j - i > 1) {
-      for (int k = i; k < j; k++) {
-        c[k].hash = sample_hash(c[k].v->init);
-        /* Even a sample maps whole (possibly huge) page-cache folios of
-         * the sidecar; give them back before the next tensor. */
-        oxp_tensor_release(c[k].v->init);
-      }
-      qsort(c + i, (size_t)(j - i), sizeof *c, by_size);
-      for (int k = i; k < j; k++) {
-        if (!c[k].v) continue;
-        for (int m = k + 1; m < j && c[m].hash == c[k].hash; m++) {
-          if (!c[m].v) continue;
-          bool dup = same(c[k].v->init, c[m].v->init);
-          oxp_tensor_release(c[m].v->init);
-          if (!dup) continue;
-          oxp_value_replace_uses(c[m].v, c[k].v);
-          c[m].v = NULL;
-        }
-      }
-    }
-    i = j;
+  if (n < 2) return OXP_OK;
+  table g, s;
+  if (!table_init(a, &g, n) || !table_init(a, &s, n))
+    return oxp_fail(p->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
+  for (int i = 0; i < n; i++) {
+    size_t k = slot(&g, c, i, false);
+    if (g.first[k] < 0) g.first[k] = i, g.count[k] = 0;
+    g.count[k]++;
+    c[i].next = -1;
+  }
+  /* Hash only members of groups of two or more, in graph order. */
+  for (int i = 0; i < n; i++) {
+    if (g.count[slot(&g, c, i, false)] < 2) continue;
+    c[i].hash = sample_hash(c[i].v->init);
+    /* Even a sample maps whole (possibly huge) page-cache folios of the
+     * sidecar; give them back before the next tensor. */
+    oxp_tensor_release(c[i].v->init);
+    dedup_one(&s, c, i);
   }
   return OXP_OK;
 }

@@ -19,6 +19,12 @@ struct oxp_sictx {
   symdata **data; /* by value id */
   int ndata;
   oxp_map rules;
+  /* The rules of recent op names, by the name's address: lowering makes
+   * one string per ONNX kind, so most nodes are found here, not hashed. */
+  struct {
+    const char *op; /* NULL: empty */
+    oxp_shape_rule fn;
+  } recent[32];
 };
 
 /* v's symbolic int data: recorded by a rule, or read from a constant into

@@ -15,6 +15,19 @@
 #include "serialize.h"
 #include "shape_ctx.h"
 
+/* Is t the tensor type store() would make? Only a plain one counts:
+ * strides (of a traced type) and the like would be dropped by a new one. */
+static bool same_type(const oxp_type *t, int dt, int rank, const int64_t *dims,
+                      const char *const *params) {
+  if (!t || t->kind != OXP_T_TENSOR || t->strides || t->dtype != dt || t->rank != rank)
+    return false;
+  for (int i = 0; i < rank; i++) {
+    const char *p = t->dim_params ? t->dim_params[i] : NULL;
+    if (t->dims[i] != dims[i] || p != params[i]) return false;
+  }
+  return true;
+}
+
 /* Writes an inferred shape into v's type, merging with what is there. */
 static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
   oxp_arena *a = c->p->g->arena;
@@ -32,9 +45,9 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
     if (t) t->dtype = dt, v->type = t;
     return;
   }
-  oxp_type *t = oxp_type_tensor(a, dt, rank, NULL);
-  if (!t) return;
   bool keep_old = !dynamic && old.rank == rank;
+  int64_t dims[OXP_MAX_SHAPE_RANK];
+  const char *params[OXP_MAX_SHAPE_RANK];
   for (int i = 0; i < rank; i++) {
     const char *pn = s->rank >= 0 ? s->p[i] : NULL;
     int64_t dv = s->rank >= 0 ? s->d[i] : -1;
@@ -42,20 +55,39 @@ static void store(oxp_sictx *c, oxp_value *v, const oxp_shape *s) {
     /* A named dim stays named: names come only from declared dynamic
      * axes, and a declared one (also on an output) wins over a size. */
     if (old.rank == rank && old.p[i]) pn = old.p[i];
-    t->dims[i] = pn ? -1 : dv;
-    if (pn) {
+    dims[i] = pn ? -1 : dv;
+    params[i] = pn;
+  }
+  /* The same type again (the common case, and every value on the later
+   * runs) keeps the one there: no pass after lowering writes into a
+   * type, so it may be shared. */
+  if (same_type(v->type, dt, rank, dims, params)) return;
+  oxp_type *t = oxp_type_tensor(a, dt, rank, NULL);
+  if (!t) return;
+  for (int i = 0; i < rank; i++) {
+    t->dims[i] = dims[i];
+    if (params[i]) {
       if (!t->dim_params) t->dim_params = oxp_alloc(a, sizeof(char *) * (size_t)rank);
-      if (t->dim_params) t->dim_params[i] = pn;
+      if (t->dim_params) t->dim_params[i] = params[i];
     }
   }
   if (v->type) t->requires_grad = v->type->requires_grad;
   v->type = t;
 }
 
+static oxp_shape_rule rule_of(oxp_sictx *c, const char *op) {
+  size_t i = ((uintptr_t)op >> 4) % (sizeof c->recent / sizeof *c->recent);
+  if (c->recent[i].op != op) {
+    c->recent[i].op = op;
+    c->recent[i].fn = (oxp_shape_rule)oxp_map_get(&c->rules, op);
+  }
+  return c->recent[i].fn;
+}
+
 /* Runs n's rule and stores its outputs' types. */
 static oxp_status infer_node(oxp_sictx *c, oxp_node *n) {
   const char *op = oxp_pass_onnx_op(n);
-  oxp_shape_rule fn = op ? (oxp_shape_rule)oxp_map_get(&c->rules, op) : NULL;
+  oxp_shape_rule fn = op ? rule_of(c, op) : NULL;
   if (!fn || n->noutputs > 8) return OXP_OK;
   oxp_shape out[8];
   for (int i = 0; i < n->noutputs; i++) oxp_shape_unknown(&out[i], 0);

@@ -37,6 +37,45 @@ static uint32_t *reserve(oxp_pb_sizes *s) {
   return &s->last->v[s->last->n++];
 }
 
+/* ---- shared messages ---------------------------------------------------------- */
+
+typedef struct {
+  const ProtobufCMessage *m; /* NULL: a free slot */
+  uint64_t size;
+  uint8_t *bytes;            /* size bytes, packed at the first visit */
+  uint32_t gen;              /* the pack that filled bytes */
+} memo_entry;
+
+struct oxp_pb_memo {
+  memo_entry *e;
+  size_t cap, n;
+  uint32_t gen; /* packs so far */
+};
+
+static size_t memo_slot(const oxp_pb_memo *t, const ProtobufCMessage *m) {
+  size_t i = (size_t)(((uintptr_t)m >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+  while (t->e[i].m && t->e[i].m != m) i = (i + 1) & (t->cap - 1);
+  return i;
+}
+
+/* m's entry, added empty (size 0, no bytes) on its first visit; NULL when
+ * the arena runs out. At most half full: probes stay short. */
+static memo_entry *memo_get(oxp_pb_sizes *s, const ProtobufCMessage *m, bool *fresh) {
+  oxp_pb_memo *t = s->memo;
+  if (!t && !(t = s->memo = oxp_alloc(s->a, sizeof *t))) return NULL;
+  if (2 * (t->n + 1) > t->cap) {
+    oxp_pb_memo g = {.cap = t->cap ? t->cap * 2 : 256, .n = t->n, .gen = t->gen};
+    if (!(g.e = oxp_alloc(s->a, sizeof *g.e * g.cap))) return NULL;
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->e[i].m) g.e[memo_slot(&g, t->e[i].m)] = t->e[i];
+    *t = g;
+  }
+  size_t i = memo_slot(t, m);
+  *fresh = !t->e[i].m;
+  if (*fresh) t->e[i].m = m, t->n++;
+  return &t->e[i];
+}
+
 static unsigned varint_len(uint64_t v) {
   unsigned n = 1;
   while (v >= 0x80) v >>= 7, n++;
@@ -185,6 +224,16 @@ static uint64_t value_size(const ProtobufCFieldDescriptor *f, const void *p,
 bool oxp_pb_measure(const ProtobufCMessage *m, oxp_pb_sizes *s, uint64_t *size) {
   uint32_t *slot = reserve(s);
   if (!slot) return false;
+  memo_entry *e = NULL;
+  if (s->shared && m->descriptor == s->shared) {
+    bool fresh;
+    if (!(e = memo_get(s, m, &fresh))) return false;
+    if (!fresh) {
+      *slot = e->size > UINT32_MAX ? UINT32_MAX : (uint32_t)e->size;
+      *size = e->size;
+      return true;
+    }
+  }
   bool ok = true;
   uint64_t total = 0;
   const ProtobufCMessageDescriptor *desc = m->descriptor;
@@ -211,30 +260,103 @@ bool oxp_pb_measure(const ProtobufCMessage *m, oxp_pb_sizes *s, uint64_t *size) 
   }
   *slot = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
   *size = total;
+  if (e && ok) {
+    e->size = total;
+    if (!(e->bytes = oxp_alloc(s->a, total ? total : 1))) return false;
+  }
   return ok;
 }
 
 /* ---- packing ----------------------------------------------------------------- */
 
+/* Tags, lengths and small values are gathered in buf and handed to out a
+ * few kilobytes at a time: one append per tag and value was a call through
+ * out's pointer for every few bytes. Data of BIG bytes or more still goes
+ * to out in one append of its own, from its own memory (serialize.c finds
+ * lazy tensors by that pointer). */
+enum { BUF = 8192, BIG = 1024, ROOM = 24 /* a tag and a length */ };
+
 typedef struct {
   const oxp_pb_chunk *c;
   uint32_t i;
   ProtobufCBuffer *out;
+  const oxp_pb_sizes *s;
+  uint32_t gen;
+  size_t used;
+  uint8_t buf[BUF];
 } packer;
+
+/* Where a shared message's first packing goes: its memo bytes. */
+typedef struct {
+  ProtobufCBuffer base; /* first: the packer hands out &base */
+  uint8_t *at, *end;
+} capture;
+
+static void capture_append(ProtobufCBuffer *b, size_t len, const uint8_t *data) {
+  capture *c = (capture *)b;
+  size_t n = len < (size_t)(c->end - c->at) ? len : (size_t)(c->end - c->at);
+  memcpy(c->at, data, n);
+  c->at += n;
+}
 
 static uint32_t next_size(packer *p) {
   if (p->i == p->c->n) p->c = p->c->next, p->i = 0;
   return p->c->v[p->i++];
 }
 
+static void flush(packer *p) {
+  if (p->used) p->out->append(p->out, p->used, p->buf);
+  p->used = 0;
+}
+
+/* Room for at least ROOM bytes at buf + used. */
+static uint8_t *room(packer *p) {
+  if (p->used > BUF - ROOM) flush(p);
+  return p->buf + p->used;
+}
+
+static void put(packer *p, const void *data, size_t n) {
+  if (n == 0) return; /* an empty bytes field may have no data at all */
+  if (n >= BIG) {
+    flush(p);
+    p->out->append(p->out, n, data);
+    return;
+  }
+  if (p->used + n > BUF) flush(p);
+  memcpy(p->buf + p->used, data, n);
+  p->used += n;
+}
+
 static void put_tag(packer *p, const ProtobufCFieldDescriptor *f, int wt, uint64_t len, bool has_len) {
-  uint8_t b[24];
+  uint8_t *b = room(p);
   unsigned n = put_varint(b, ((uint64_t)f->id << 3) | (unsigned)wt);
   if (has_len) n += put_varint(b + n, len);
-  p->out->append(p->out, n, b);
+  p->used += n;
 }
 
 static void pack_msg(packer *p, const ProtobufCMessage *m);
+
+/* A shared message is packed into its memo bytes at its first visit in
+ * this pack (consuming its sub-messages' sizes, as measuring recorded
+ * them then), and those bytes are copied at every visit. */
+static void pack_sub(packer *p, const ProtobufCMessage *m) {
+  if (!p->s->shared || m->descriptor != p->s->shared) {
+    pack_msg(p, m);
+    return;
+  }
+  memo_entry *e = &p->s->memo->e[memo_slot(p->s->memo, m)];
+  if (e->gen != p->gen) {
+    flush(p);
+    ProtobufCBuffer *keep = p->out;
+    capture c = {.base = {.append = capture_append}, .at = e->bytes, .end = e->bytes + e->size};
+    p->out = &c.base;
+    pack_msg(p, m);
+    flush(p);
+    p->out = keep;
+    e->gen = p->gen;
+  }
+  put(p, e->bytes, (size_t)e->size);
+}
 
 static void pack_value(packer *p, const ProtobufCFieldDescriptor *f, const void *v) {
   int wt = wire_type(f->type);
@@ -243,24 +365,24 @@ static void pack_value(packer *p, const ProtobufCFieldDescriptor *f, const void 
     const char *str = *(const char *const *)v;
     size_t n = str ? strlen(str) : 0;
     put_tag(p, f, wt, n, true);
-    p->out->append(p->out, n, (const uint8_t *)str);
+    put(p, str, n);
     return;
   }
   case PROTOBUF_C_TYPE_BYTES: {
     const ProtobufCBinaryData *bd = v;
     put_tag(p, f, wt, bd->len, true);
-    p->out->append(p->out, bd->len, bd->data);
+    put(p, bd->data, bd->len);
     return;
   }
   case PROTOBUF_C_TYPE_MESSAGE: {
     const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)v;
     put_tag(p, f, wt, sub ? next_size(p) : 0, true);
-    if (sub) pack_msg(p, sub);
+    if (sub) pack_sub(p, sub);
     return;
   }
   default: break;
   }
-  uint8_t b[24];
+  uint8_t *b = room(p);
   unsigned n = put_varint(b, ((uint64_t)f->id << 3) | (unsigned)wt);
   if (wt == PROTOBUF_C_WIRE_TYPE_VARINT) n += put_varint(b + n, varint_of(f->type, v));
   else {
@@ -269,26 +391,23 @@ static void pack_value(packer *p, const ProtobufCFieldDescriptor *f, const void 
     memcpy(b + n, v, w);
     n += (unsigned)w;
   }
-  p->out->append(p->out, n, b);
+  p->used += n;
 }
 
 static void pack_packed(packer *p, const ProtobufCFieldDescriptor *f, const char *v, size_t n) {
   size_t step = elt_size(f->type);
   if (wire_type(f->type) != PROTOBUF_C_WIRE_TYPE_VARINT) {
     put_tag(p, f, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, (uint64_t)n * step, true);
-    p->out->append(p->out, n * step, (const uint8_t *)v);
+    put(p, v, n * step);
     return;
   }
   uint64_t payload = 0;
   for (size_t k = 0; k < n; k++) payload += varint_len(varint_of(f->type, v + k * step));
   put_tag(p, f, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, payload, true);
-  uint8_t b[256];
-  unsigned used = 0;
   for (size_t k = 0; k < n; k++) {
-    if (used > sizeof b - 10) p->out->append(p->out, used, b), used = 0;
-    used += put_varint(b + used, varint_of(f->type, v + k * step));
+    uint8_t *b = room(p);
+    p->used += put_varint(b, varint_of(f->type, v + k * step));
   }
-  if (used) p->out->append(p->out, used, b);
 }
 
 static void pack_msg(packer *p, const ProtobufCMessage *m) {
@@ -307,14 +426,15 @@ static void pack_msg(packer *p, const ProtobufCMessage *m) {
   }
   for (size_t i = 0; i < m->n_unknown_fields; i++) {
     const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
-    uint8_t b[12];
-    unsigned n = put_varint(b, ((uint64_t)u->tag << 3) | u->wire_type);
-    p->out->append(p->out, n, b);
-    p->out->append(p->out, u->len, u->data);
+    uint8_t *b = room(p);
+    p->used += put_varint(b, ((uint64_t)u->tag << 3) | u->wire_type);
+    put(p, u->data, u->len);
   }
 }
 
 void oxp_pb_pack(const ProtobufCMessage *m, const oxp_pb_sizes *s, ProtobufCBuffer *out) {
-  packer p = {.c = s->first, .i = 1, .out = out}; /* slot 0 is m's own */
+  packer p = {.c = s->first, .i = 1, .out = out, .s = s}; /* slot 0 is m's own */
+  if (s->memo) p.gen = ++s->memo->gen;
   pack_msg(&p, m);
+  flush(&p);
 }

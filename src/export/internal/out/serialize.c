@@ -31,6 +31,14 @@ typedef struct {
   int *out_stamp;   /* by value id: stamp of the block listing it as output */
   int stamp;
   oxp_status st;
+  /* One TypeProto per distinct tensor type (values of a graph mostly share
+   * a few types), packed once (proto_pack.c's shared messages). */
+  struct type_slot {
+    const oxp_type *t; /* NULL: free */
+    uint64_t h;
+    Onnx__TypeProto *tp;
+  } *types;
+  size_t ntypes, captypes;
 } ser;
 
 /* opsets.def's rows are ascending without gaps, so MIN..MAX is the
@@ -117,12 +125,67 @@ static Onnx__TensorShapeProto *ser_shape(ser *s, const oxp_type *t) {
   return sh;
 }
 
+/* A dim's name as ser_shape writes it, or NULL. */
+static const char *dim_param(const oxp_type *t, int i) {
+  return t->dim_params ? t->dim_params[i] : NULL;
+}
+
+static uint64_t tensor_hash(const oxp_type *t) {
+  uint64_t h = ((uint64_t)(unsigned)t->dtype << 32) ^ (uint64_t)(unsigned)t->rank;
+  for (int i = 0; i < t->rank; i++) {
+    const char *dp = dim_param(t, i);
+    h = (h ^ (uint64_t)t->dims[i]) * 0x100000001b3ull;
+    for (; dp && *dp; dp++) h = (h ^ (unsigned char)*dp) * 0x100000001b3ull;
+  }
+  return h ^ (h >> 29);
+}
+
+/* Would a and b serialize to the same TypeProto? */
+static bool tensor_same(const oxp_type *a, const oxp_type *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++) {
+    const char *pa = dim_param(a, i), *pb = dim_param(b, i);
+    if (pa || pb) {
+      if (!pa || !pb || strcmp(pa, pb) != 0) return false;
+    } else if ((a->dims[i] >= 0 || b->dims[i] >= 0) && a->dims[i] != b->dims[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static size_t type_slot_of(const struct type_slot *v, size_t cap, const oxp_type *t, uint64_t h) {
+  size_t i = (size_t)h & (cap - 1);
+  while (v[i].t && !(v[i].h == h && tensor_same(v[i].t, t))) i = (i + 1) & (cap - 1);
+  return i;
+}
+
+/* The slot for tensor type t: its TypeProto, or the free one it goes to;
+ * NULL when the arena runs out. At most half full. */
+static struct type_slot *type_slot(ser *s, const oxp_type *t) {
+  if (2 * (s->ntypes + 1) > s->captypes) {
+    size_t cap = s->captypes ? s->captypes * 2 : 64;
+    struct type_slot *v = ARRAY(s, struct type_slot, cap);
+    if (!v) return NULL;
+    for (size_t i = 0; i < s->captypes; i++)
+      if (s->types[i].t) v[type_slot_of(v, cap, s->types[i].t, s->types[i].h)] = s->types[i];
+    s->types = v, s->captypes = cap;
+  }
+  uint64_t h = tensor_hash(t);
+  struct type_slot *e = &s->types[type_slot_of(s->types, s->captypes, t, h)];
+  e->h = h;
+  return e;
+}
+
 /* NULL without an error when t has no ONNX form (or is unknown). */
 static Onnx__TypeProto *ser_type(ser *s, const oxp_type *t) {
   if (!t) return NULL;
   Onnx__TypeProto *tp;
   switch (t->kind) {
   case OXP_T_TENSOR: {
+    struct type_slot *e = type_slot(s, t);
+    if (!e) return NULL;
+    if (e->t) return e->tp;
     Onnx__TypeProto__Tensor *tt =
         NEW(s, Onnx__TypeProto__Tensor, onnx__type_proto__tensor__init);
     if (!tt) return NULL;
@@ -132,6 +195,7 @@ static Onnx__TypeProto *ser_type(ser *s, const oxp_type *t) {
     if (!(tp = NEW(s, Onnx__TypeProto, onnx__type_proto__init))) return NULL;
     tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     tp->tensor_type = tt;
+    e->t = t, e->tp = tp, s->ntypes++;
     return tp;
   }
   case OXP_T_SEQUENCE: {
@@ -550,16 +614,18 @@ oxp_status oxp_ser_build(oxp_graph *g, const oxp_options *o, oxp_ext *ext,
     return oxp_fail(d, OXP_ERR_USAGE, NULL, NULL,
                     "opset %d is not supported (%d to %d)", o->opset,
                     OXP_OPSET_MIN, OXP_OPSET_MAX);
-  /* The pipeline names values as its last step; naming is idempotent, so
-   * this changes nothing on its graphs and names a graph built by hand. */
-  oxp_status st = oxp_assign_names(g, d);
-  if (st) return st;
+  /* The pipeline names values as its last step; a graph built by hand is
+   * named here (naming is idempotent, but a walk of the whole graph). */
+  if (!g->named) {
+    oxp_status st = oxp_assign_names(g, d);
+    if (st) return st;
+  }
 
   ser s = {.a = g->arena, .o = o, .d = d};
   s.out_stamp = ARRAY(&s, int, g->nvalues + 1);
   built *b = NEW(&s, built, onnx__model_proto__init);
   if (!b) return s.st;
-  b->sizes = (oxp_pb_sizes){.a = g->arena};
+  b->sizes = (oxp_pb_sizes){.a = g->arena, .shared = &onnx__type_proto__descriptor};
   Onnx__ModelProto *m = &b->m;
   s.tw = (oxp_tensor_writer){.arena = g->arena, .opts = o, .ext = ext,
                              .lazy = &b->lazy, .d = d};

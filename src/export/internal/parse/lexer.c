@@ -56,8 +56,12 @@ static bool at_char(const char *p, const char *end, char c) { return p < end && 
 static bool is_digit(int c) { return c >= '0' && c <= '9'; }
 static bool at_digit(const char *p, const char *end) { return p < end && is_digit(*p); }
 
+/* With a local pointer: a byte read through lx->s may alias lx->pos, so
+ * a loop over lx->pos would store it back at every byte. */
 static void skip_blanks(oxp_lexer *lx) {
-  while (lx->pos < lx->len && (CLASS[(unsigned char)lx->s[lx->pos]] & C_BLANK)) lx->pos++;
+  const char *p = lx->s + lx->pos, *end = lx->s + lx->len;
+  while (p < end && (CLASS[(unsigned char)*p] & C_BLANK)) p++;
+  lx->pos = (size_t)(p - lx->s);
 }
 
 oxp_loc oxp_lx_here(const oxp_lexer *lx) {
@@ -173,27 +177,21 @@ static oxp_tok lex(oxp_lexer *lx) {
     if (at_char(p + 1, end, '>')) return make(lx, LX_ARROW, 0, 2);
     break;
   }
-  if ((n = number_len(p, end)) > 0) return make(lx, LX_NUMBER, 0, n);
+  /* A number starts with a digit or '-', or is inf/nan: other letters
+   * start identifiers without a try at a number. */
+  if ((CLASS[c] & C_DIGIT) || c == '-' || c == 'i' || c == 'n')
+    if ((n = number_len(p, end)) > 0) return make(lx, LX_NUMBER, 0, n);
   if (CLASS[c] & C_ALPHA) return make(lx, LX_IDENT, 0, ident_len(p, end));
   oxp_tok t = make(lx, LX_PUNCT, 0, 1);
   t.c = c;
   return t;
 }
 
-oxp_tok oxp_lx_next(oxp_lexer *lx) {
-  if (lx->ahead_at == lx->pos) {
-    lx->pos = lx->ahead_pos;
-    lx->line = lx->ahead_line;
-    lx->line_start = lx->ahead_line_start;
-    return lx->ahead;
-  }
-  return lex(lx);
-}
+oxp_tok oxp_lx_lex(oxp_lexer *lx) { return lex(lx); }
 
 /* Lexes the token once and keeps it with where the lexer would stand
  * after it; only the position is saved and restored. */
-oxp_tok oxp_lx_peek(oxp_lexer *lx) {
-  if (lx->ahead_at == lx->pos) return lx->ahead;
+oxp_tok oxp_lx_peek_lex(oxp_lexer *lx) {
   size_t pos = lx->pos, line_start = lx->line_start;
   int line = lx->line;
   lx->ahead = lex(lx);

@@ -49,9 +49,27 @@ typedef struct {
 } oxp_lexer;
 
 void oxp_lx_init(oxp_lexer *lx, const char *file, const char *s, size_t len);
-oxp_tok oxp_lx_next(oxp_lexer *lx);
+/* Lexes the next token (lexer.c); oxp_lx_next and oxp_lx_peek below
+ * take a peeked one instead. */
+oxp_tok oxp_lx_lex(oxp_lexer *lx);
+oxp_tok oxp_lx_peek_lex(oxp_lexer *lx);
+/* Inline: the parser takes a token it peeked at most of the time, and a
+ * caller that reads only a token's kind and character then loads those
+ * two fields, not a copy of the whole token. */
+static inline oxp_tok oxp_lx_next(oxp_lexer *lx) {
+  if (lx->ahead_at == lx->pos) {
+    lx->pos = lx->ahead_pos;
+    lx->line = lx->ahead_line;
+    lx->line_start = lx->ahead_line_start;
+    return lx->ahead;
+  }
+  return oxp_lx_lex(lx);
+}
 /* The next token, left in place (and remembered for oxp_lx_next). */
-oxp_tok oxp_lx_peek(oxp_lexer *lx);
+static inline oxp_tok oxp_lx_peek(oxp_lexer *lx) {
+  if (lx->ahead_at == lx->pos) return lx->ahead;
+  return oxp_lx_peek_lex(lx);
+}
 /* Where the next token starts (after blanks); for raw scans. */
 oxp_loc oxp_lx_here(const oxp_lexer *lx);
 

@@ -46,7 +46,25 @@ typedef struct {
   scope *sc;
   out_decl *outs; /* the current node line's outputs */
   int capouts;
+  /* Op kinds and source comments repeat from line to line: recent ones
+   * are reused (strings are never written after parsing), which spares
+   * an arena copy of each per node. */
+  struct recent_text {
+    const char *s; /* NULL: empty */
+    size_t n;
+  } recent[32];
 } parser;
+
+/* text (n bytes) as a NUL-terminated arena string: a recent one with the
+ * same bytes, or a new copy. NULL when the arena runs out. */
+static const char *recent_str(parser *p, const char *text, size_t n) {
+  size_t h = n ? n * 31 + (unsigned char)text[n - 1] * 7 + (unsigned char)text[n / 2] : 0;
+  struct recent_text *r = &p->recent[h % (sizeof p->recent / sizeof *p->recent)];
+  if (r->s && r->n == n && memcmp(r->s, text, n) == 0) return r->s;
+  char *s = oxp_strndup(p->c.a, text, n);
+  if (s) r->s = s, r->n = n;
+  return s;
+}
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -151,8 +169,12 @@ static oxp_value *use(parser *p) {
     oxp_punexpected(&p->c, t, "a value such as '%x'");
     return NULL;
   }
-  char *name = tok_str(p, t);
-  if (!name) return NULL;
+  /* The name is only looked up: on the stack, not copied to the arena
+   * (every use of every value passes here). */
+  char buf[128];
+  char *name = buf;
+  if (t.n < sizeof buf) memcpy(buf, t.p, t.n), buf[t.n] = 0;
+  else if (!(name = tok_str(p, t))) return NULL;
   def *d = lookup(p, name);
   if (!d) oxp_perr(&p->c, &t.loc, "use of undefined value '%%%s'", name);
   return d ? d->v : NULL;
@@ -298,7 +320,7 @@ static bool op_kind(parser *p, oxp_node *n, oxp_tok t) {
   if (!sep) return oxp_punexpected(&p->c, t, "an operator such as 'aten::add'");
   const char *dot = memchr(sep, '.', (size_t)(t.p + t.n - sep));
   size_t klen = dot ? (size_t)(dot - t.p) : t.n;
-  n->kind = oxp_strndup(p->c.a, t.p, klen);
+  oxp_node_set_kind(n, recent_str(p, t.p, klen));
   if (dot) n->overload = oxp_strndup(p->c.a, dot + 1, t.n - klen - 1);
   return (n->kind && (!dot || n->overload)) || oxp_pnomem(&p->c, &t.loc);
 }
@@ -309,7 +331,7 @@ static bool python_op(parser *p, oxp_node *n, const oxp_type *decl) {
   oxp_tok name = oxp_lx_next(&p->c.lx);
   if (name.kind != LX_IDENT)
     return oxp_punexpected(&p->c, name, "a Python function name after '^'");
-  n->kind = "prim::PythonOp";
+  oxp_node_set_kind(n, "prim::PythonOp");
   char *s = tok_str(p, name);
   if (!s) return false;
   oxp_attr_set_s(n, "pyname", s);
@@ -357,7 +379,7 @@ static bool node_rest(parser *p, oxp_node *n, const oxp_type *decl) {
   t = oxp_lx_peek(&p->c.lx);
   if (t.kind == LX_COMMENT) {
     oxp_lx_next(&p->c.lx);
-    if (!(n->source = oxp_strndup(p->c.a, t.p, t.n)))
+    if (!(n->source = recent_str(p, t.p, t.n)))
       return oxp_pnomem(&p->c, &t.loc);
   }
   return expect_eol(p, "the node");

@@ -14,6 +14,7 @@
 #include "io.h"
 #include "json.h"
 #include "oxp.h"
+#include "st_scan.h"
 
 /* The reference implementation refuses headers above 100 MB; a length
  * beyond that is a corrupt or foreign file, not a big model. */
@@ -34,11 +35,14 @@ static const struct {
     {"F8_E5M2", OXP_DT_FLOAT8E5M2},
 };
 
-static int st_dtype(const char *s) {
+static int st_dtype_n(const char *s, size_t n) {
   for (size_t i = 0; i < sizeof ST_DTYPES / sizeof ST_DTYPES[0]; i++)
-    if (strcmp(ST_DTYPES[i].name, s) == 0) return ST_DTYPES[i].dt;
+    if (strlen(ST_DTYPES[i].name) == n && memcmp(ST_DTYPES[i].name, s, n) == 0)
+      return ST_DTYPES[i].dt;
   return 0;
 }
+
+static int st_dtype(const char *s) { return st_dtype_n(s, strlen(s)); }
 
 /* The public struct plus what close needs to know: whether map is ours to
  * unmap (oxp_st_open) or borrowed from the caller (oxp_st_from_memory). */
@@ -202,6 +206,37 @@ static oxp_status check_overlap(loader *l) {
   return s;
 }
 
+/* The entries oxp_st_scan read, checked as load_entry checks a JSON
+ * entry. False at the first entry load_entry would refuse (or a repeated
+ * name): the JSON reader then reads the header again and says why. */
+static bool load_raw(loader *l, const oxp_st_raw *raw, int n) {
+  oxp_safetensors *st = l->st;
+  if (!(st->entries = oxp_alloc(l->a, sizeof *st->entries * (size_t)(n + 1)))) return false;
+  for (int i = 0; i < n; i++) {
+    const oxp_st_raw *r = &raw[i];
+    int dt = st_dtype_n(r->dtype, r->dtype_len);
+    uint64_t need = oxp_dtype_size(dt);
+    bool overflow = false;
+    for (int k = 0; k < r->rank; k++)
+      overflow |= __builtin_mul_overflow(need, (uint64_t)r->dims[k], &need);
+    if (!dt || overflow || r->begin > r->end || r->end > l->data_len ||
+        need != r->end - r->begin || oxp_map_get(&st->index, r->name))
+      return false;
+    oxp_st_entry *e = &st->entries[st->nentries];
+    e->name = r->name;
+    e->t.dtype = dt;
+    e->t.rank = r->rank;
+    e->t.dims = r->dims;
+    e->t.data = l->data + r->begin;
+    e->t.nbytes = (size_t)(r->end - r->begin);
+    e->t.src_path = l->file_path;
+    e->t.src_offset = 8 + st->header_len + r->begin;
+    if (!oxp_map_put(&st->index, r->name, e)) return false;
+    st->nentries++;
+  }
+  return true;
+}
+
 static oxp_status load_header(loader *l, const oxp_json *root) {
   oxp_safetensors *st = l->st;
   if (root->kind != OXP_J_OBJ)
@@ -223,6 +258,9 @@ static oxp_status load_header(loader *l, const oxp_json *root) {
       return bad(l, "duplicate tensor name '%s'", name);
     oxp_st_entry *e = &st->entries[st->nentries];
     if ((s = load_entry(l, name, root->items[i], e))) return s;
+    /* The header's tree goes with its scratch arena; the name stays. */
+    if (!(e->name = name = oxp_strdup(l->a, name)))
+      return oxp_fail(l->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     if (!oxp_map_put(&st->index, name, e))
       return oxp_fail(l->d, OXP_ERR_NOMEM, NULL, NULL, "out of memory");
     st->nentries++;
@@ -253,15 +291,43 @@ static oxp_status parse(oxp_arena *a, st_impl *impl, const char *file_path,
                (unsigned long long)n, len);
   l.data = buf + 8 + n;
   l.data_len = len - 8 - n;
-  oxp_json_err je = {0};
-  oxp_json *root = oxp_json_parse(a, (const char *)buf + 8, (size_t)n, &je);
-  if (!root && oxp_arena_failed(a))
+  /* The JSON tree is read once, here: it lives in an arena of its own,
+   * freed before the export goes on (it was most of a sidecar's memory,
+   * about a kilobyte per tensor constant). */
+  oxp_arena *scratch = oxp_arena_new();
+  if (!scratch)
     return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
                     "out of memory reading the weights header");
-  if (!root)
-    return bad(&l, "invalid JSON header at byte %zu (file offset %zu): %s",
-               je.pos, je.pos + 8, je.msg);
-  return load_header(&l, root);
+  oxp_st_raw *raw;
+  int nraw;
+  oxp_status s;
+  if (oxp_st_scan(a, scratch, (const char *)buf + 8, (size_t)n, &raw, &nraw) &&
+      load_raw(&l, raw, nraw)) {
+    oxp_arena_free(scratch);
+    return check_overlap(&l);
+  }
+  if (oxp_arena_failed(a) || oxp_arena_failed(scratch)) {
+    oxp_arena_free(scratch);
+    return oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                    "out of memory reading the weights header");
+  }
+  /* Not the plain form, or an entry to refuse: start again on the JSON
+   * tree, which has the messages. */
+  st->entries = NULL;
+  st->nentries = 0;
+  oxp_map_init(&st->index, a);
+  oxp_json_err je = {0};
+  oxp_json *root = oxp_json_parse(scratch, (const char *)buf + 8, (size_t)n, &je);
+  if (!root && oxp_arena_failed(scratch))
+    s = oxp_fail(d, OXP_ERR_NOMEM, NULL, NULL,
+                 "out of memory reading the weights header");
+  else if (!root)
+    s = bad(&l, "invalid JSON header at byte %zu (file offset %zu): %s",
+            je.pos, je.pos + 8, je.msg);
+  else
+    s = load_header(&l, root);
+  oxp_arena_free(scratch);
+  return s;
 }
 
 static st_impl *new_impl(oxp_arena *a, const char *name) {
