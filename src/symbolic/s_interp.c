@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "s_nn_util.h"
+#include "s_shape_util.h"
 
 typedef enum { RS_NEAREST, RS_NEAREST_EXACT, RS_LINEAR, RS_CUBIC } rs_mode;
 
@@ -395,6 +396,76 @@ static int64_t *tap_index(oxp_sctx *c, int64_t k, int64_t out, int64_t dil, int6
   return v;
 }
 
+/* The zero padding of im2col's input (Pad's form by opset). */
+static oxp_value *im2col_pad(oxp_sctx *c, oxp_value *x, const int64_t *pad) {
+  if (!pad[0] && !pad[1]) return x;
+  int64_t pads[8] = {0, 0, pad[0], pad[1], 0, 0, pad[0], pad[1]};
+  oxp_node *p;
+  if (oxp_sym_opset(c) < 11) {
+    p = oxp_nn_op1(c, "Pad", x);
+    if (p) oxp_attr_set_ints(p, "pads", pads, 8);
+  } else {
+    p = oxp_sym_op(c, "Pad", (oxp_value *[]){x, oxp_sym_const_i64s(c, pads, 8)}, 2, 1);
+  }
+  return p ? p->outputs[0] : NULL;
+}
+
+/* The [k, out] positions tap i reads along axis of the padded xp at
+ * output position r, i * dil + r * st, with out = (L - dil * (k - 1) -
+ * 1) / st + 1 from xp's run-time size L (*outn: out, 0-d int64). */
+static oxp_value *tap_index_dyn(oxp_sctx *c, oxp_value *xp, int axis, int64_t k, int64_t dil,
+                                int64_t st, oxp_value **outn) {
+  oxp_value *len = oxp_sx_gather(c, oxp_sx_shape(c, xp), oxp_sym_const_scalar(c, axis, OXP_DT_INT64), 0);
+  oxp_value *span = oxp_sym_op2(c, "Sub", len, oxp_sym_const_scalar(c, dil * (k - 1) + 1, OXP_DT_INT64));
+  *outn = oxp_sym_op2(c, "Add", oxp_sym_op2(c, "Div", span, oxp_sym_const_scalar(c, st, OXP_DT_INT64)),
+                      oxp_sym_const_scalar(c, 1, OXP_DT_INT64));
+  oxp_value *r = oxp_sym_op(c, "Range", (oxp_value *[]){oxp_sym_const_scalar(c, 0, OXP_DT_INT64), *outn,
+                                                          oxp_sym_const_scalar(c, 1, OXP_DT_INT64)}, 3, 1)
+                     ->outputs[0];
+  int64_t *taps = oxp_alloc(oxp_sym_arena(c), sizeof *taps * (size_t)k);
+  if (!taps || !r) return NULL;
+  for (int64_t i = 0; i < k; i++) taps[i] = i * dil;
+  static const int64_t one = 1, zero = 0;
+  oxp_value *rows = oxp_sym_unsqueeze(c, oxp_sym_const_i64s(c, taps, (int)k), &one, 1);
+  oxp_value *cols = oxp_sym_unsqueeze(c, oxp_sym_op2(c, "Mul", r, oxp_sym_const_scalar(c, st, OXP_DT_INT64)),
+                                      &zero, 1);
+  return oxp_sym_op2(c, "Add", rows, cols);
+}
+
+/* im2col with a run-time height or width (opset 11: Range): the same
+ * gathers by copy with index lists computed at run time, [k, out] each,
+ * so Gather makes [N, C, kh, oh, kw, ow] itself; the last Reshape's
+ * shape is computed too (N, C*kh*kw, oh*ow), so an empty batch works. */
+static oxp_status im2col_dynamic(oxp_sctx *c, oxp_node *n, oxp_value *x, int64_t ch,
+                                 const int64_t *ks, const int64_t *dil, const int64_t *pad,
+                                 const int64_t *st) {
+  (void)n;
+  if (oxp_sym_opset(c) < 11)
+    return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "im2col of an input of run-time height or "
+                        "width is not supported at opset %d (supported from opset 11)",
+                        oxp_sym_opset(c));
+  for (int d = 0; d < 2; d++)
+    if (ks[d] < 1 || dil[d] < 1 || st[d] < 1 || pad[d] < 0 || ks[d] > (INT64_C(1) << 24) ||
+        dil[d] > (INT64_C(1) << 24) || st[d] > (INT64_C(1) << 24))
+      return oxp_sym_fail(c, OXP_ERR_GRAPH, "im2col: kernel, dilation and stride must be "
+                          "positive, padding not negative");
+  oxp_value *xp = im2col_pad(c, x, pad), *oh = NULL, *ow = NULL;
+  oxp_value *ri = xp ? tap_index_dyn(c, xp, 2, ks[0], dil[0], st[0], &oh) : NULL;
+  oxp_value *ci = ri ? tap_index_dyn(c, xp, 3, ks[1], dil[1], st[1], &ow) : NULL;
+  oxp_value *y = ci ? oxp_sx_gather(c, xp, ri, 2) : NULL;
+  y = y ? oxp_sx_gather(c, y, ci, 4) : NULL;
+  static const int64_t perm[6] = {0, 1, 2, 4, 3, 5}, zero = 0;
+  y = y ? oxp_nn_transpose(c, y, perm, 6) : NULL;
+  if (!y) return oxp_sym_status(c);
+  int64_t taps = ch * ks[0] * ks[1];
+  oxp_value *parts[3] = {
+      oxp_sx_slice_dyn(c, oxp_sx_shape(c, x), oxp_sym_const_i64s(c, &zero, 1),
+                       oxp_sym_const_i64s(c, (int64_t[]){1}, 1), 0, 1),
+      oxp_sym_const_i64s(c, &taps, 1), oxp_sym_unsqueeze(c, oxp_sym_op2(c, "Mul", oh, ow), &zero, 1)};
+  oxp_value *shape = oxp_sx_concat(c, parts, 3, 0);
+  return oxp_sym_set_out(c, n, 0, shape ? oxp_sym_op2(c, "Reshape", y, shape) : NULL);
+}
+
 /* im2col(input, kernel_size, dilation, padding, stride) -> [N, C*kh*kw, L]:
  * the zero-padded input's rows i*dh + r*sh gathered for every tap row i
  * and output row r, then its columns likewise, [N, C, kh, oh, kw, ow]
@@ -410,9 +481,9 @@ oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
       !oxp_nn_spatial(c, n, 4, 2, 1, st))
     return oxp_sym_status(c);
   int64_t ch = oxp_nn_dim(x, 1), hw[2] = {oxp_nn_dim(x, 2), oxp_nn_dim(x, 3)}, out[2];
-  if (oxp_sym_rank(x) != 4 || ch < 0 || hw[0] < 0 || hw[1] < 0)
-    return oxp_sym_unsupported(c, "im2col of an input without static channels, "
-                               "height and width");
+  if (oxp_sym_rank(x) != 4 || ch < 0)
+    return oxp_sym_unsupported(c, "im2col of an input without static channels");
+  if (hw[0] < 0 || hw[1] < 0) return im2col_dynamic(c, n, x, ch, ks, dil, pad, st);
   for (int d = 0; d < 2; d++) {
     if (ks[d] < 1 || dil[d] < 1 || st[d] < 1 || pad[d] < 0 || ks[d] > (INT64_C(1) << 24) ||
         dil[d] > (INT64_C(1) << 24) || st[d] > (INT64_C(1) << 24) || pad[d] > (INT64_C(1) << 24))
@@ -427,18 +498,7 @@ oxp_status oxp_s_im2col(oxp_sctx *c, oxp_node *n) {
   int64_t taps;
   if (__builtin_mul_overflow(ks[0], ks[1], &taps) || __builtin_mul_overflow(ch, taps, &taps))
     return oxp_sym_fail(c, OXP_ERR_UNSUPPORTED, "im2col: too many output channels");
-  if (pad[0] || pad[1]) {
-    int64_t pads[8] = {0, 0, pad[0], pad[1], 0, 0, pad[0], pad[1]};
-    oxp_node *p;
-    if (oxp_sym_opset(c) < 11) {
-      p = oxp_nn_op1(c, "Pad", x);
-      if (p) oxp_attr_set_ints(p, "pads", pads, 8);
-    } else {
-      p = oxp_sym_op(c, "Pad", (oxp_value *[]){x, oxp_sym_const_i64s(c, pads, 8)}, 2, 1);
-    }
-    if (!p) return oxp_sym_status(c);
-    x = p->outputs[0];
-  }
+  if (!(x = im2col_pad(c, x, pad))) return oxp_sym_status(c);
   int64_t *rows = tap_index(c, ks[0], out[0], dil[0], st[0]);
   int64_t *cols = rows ? tap_index(c, ks[1], out[1], dil[1], st[1]) : NULL;
   if (!cols) return oxp_sym_status(c);
