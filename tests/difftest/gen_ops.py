@@ -1110,6 +1110,11 @@ def _draw(g, fams, prefer=None):
         g.prefer = None
 
 
+# the families of gen_more.py (coverage of the remaining mapped ops) come
+# after these in FAMILIES
+import gen_more  # noqa: E402,F401
+
+
 # ----------------------------------------------------------------------
 # whole programs
 
