@@ -449,7 +449,9 @@ def shape2(g):
         b = torch.sort(g.values([k], dt, distinct=True))[0]
         bn = _const_input(g, b)
         right = lit(bool(r.random() < 0.5))
-        guard = None if g.all_exact([a]) else "_margin_set({0}, {1})"
+        guard = "bool(({1}.reshape(-1)[1:] > {1}.reshape(-1)[:-1]).all())"  # still sorted at the second size
+        if not g.all_exact([a]):
+            guard += " and _margin_set({0}, {1})"
         if u == 15:
             g.emit("torch.bucketize({0}, {1}, right=%s)" % right, [a, bn], "bucketize", cost=0, exact=True, guard=guard)
         else:
@@ -626,7 +628,8 @@ def nn2(g):
     elif u == 10:
         v = g.new_input([int(r.choice(g.sizes)), int(r.choice(g.sizes))], torch.float32, lo=0.5, hi=2.0)
         gg = g.new_input([T(g, v).shape[0], 1], torch.float32, lo=0.5, hi=2.0)
-        g.emit("torch._weight_norm({0}, {1}, 0)", [v, gg], "_weight_norm", cost=red_cost(T(g, v)) + 4)
+        # torch's kernel does not check g's size (it reads past it): _fixed
+        g.emit("torch._weight_norm({0}, {1}, 0)", [v, gg], "_weight_norm", cost=red_cost(T(g, v)) + 4, pre=_fixed(g, [v, gg]))
     elif u == 11:
         a = g.pick("f", ndim=(1, 4), pred=lambda v: v.dtype != torch.float16)
         t = T(g, a)
@@ -857,7 +860,7 @@ def random_ops(g):
         p = _const_input(g, oh if r.random() < 0.7 else oh[0].clone())
         ns = int(r.integers(1, 4))
         g.emit("torch.multinomial({0}, %d, True)" % ns if r.random() < 0.6 else "torch.multinomial({0}, 1)", [p], "multinomial",
-               cost=0, exact=True)
+               cost=0, exact=True, guard="bool((({0} != 0).sum(-1) == 1).all())")  # one-hot rows (also at the second size)
     elif u == 5:
         lo = int(r.integers(-3, 5))
         if r.random() < 0.5:

@@ -163,11 +163,38 @@ K = Known
 KNOWN = [
     # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
     # ---- onnxexp: wrong values or dtypes
+    K("fft-1d-rank", "onnxexp", ALL, "fft_fft/fft_rfft/fft_ifft/fft_irfft/fft_fftn of a 1-d tensor: the output gains a "
+      "leading dim (view_as_real(rfft) of [4] comes out [3, 3, 2], torch [3, 2]; 2-d and larger inputs are right)",
+      "fft-1d-rank", lambda s, v, o: s.op.startswith("fft_") and isinstance(v[0], torch.Tensor) and v[0].dim() == 1),
+    K("dropout-train-identity", "onnxexp", ALL, "dropout, alpha_dropout, feature_dropout, feature_alpha_dropout with "
+      "training=True and p > 0: exported as the identity (p=1 gives the input, torch zeros)", "dropout-train-identity",
+      lambda s, v, o: s.op in ("dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout") and
+      "training=True" in s.template and not re.search(r"\(\{0\}, 0\.0,", s.template)),
+    K("hann-window-length-1", "onnxexp", ALL, "hann_window(1): torch gives [1.0] (a window of one), the export "
+      "ONNX HannWindow's value, 0.0 (periodic) or NaN (symmetric)", "hann-window-length-1",
+      lambda s, v, o: s.op == "hann_window" and bool(o) and o[0].numel() == 1),
+    K("roi-pool-script-type", "onnxexp", ("script", "dynamic"), "torchvision roi_pool in a scripted graph: an output "
+      "(the argmax indices) gets a type without elem_type (onnx.checker: 'elem_type' required)", "roi-pool-script-type",
+      lambda s, v, o: s.op == "roi_pool"),
+    K("im2col-nonfinite", "onnxexp", ALL, "im2col (F.unfold) of a tensor holding inf or NaN: NaN appears in other "
+      "columns (0 * inf: the patches are gathered by a product, not a copy)", "im2col-nonfinite",
+      lambda s, v, o: s.op == "im2col" and (_has_inf(v[0]) or _has_nan(v[0]))),
+    K("masked-scatter-mask-rank", "onnxexp", ALL, "masked_scatter whose mask has more dims than self (the result "
+      "takes the broadcast shape): ScatterND into self as it is fails in onnxruntime (so does torch.onnx.export's)",
+      "masked-scatter-mask-rank", lambda s, v, o: s.op == "masked_scatter" and isinstance(v[1], torch.Tensor) and
+      v[1].dim() > v[0].dim()),
     K("squeeze-dynamic-rank", "onnxexp", ("script", "dynamic"), "squeeze() without dims of a tensor with a dynamic "
       "axis, or of a scripted graph's tensor of unknown shape (squeeze-script-rank): the output's rank is unknown and "
       "its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
     # ---- onnxruntime
+    K("ort-bernoulli-inverted", "onnxruntime", ALL, "bernoulli of a probability tensor: onnxruntime's Bernoulli draws 1 "
+      "where p is 0 and 0 where p is 1 (a one-node Bernoulli of [[0, 1, 0], [0, 0, 1]] gives [[1, 0, 1], [1, 1, 0]])",
+      "ort-bernoulli-inverted", lambda s, v, o: s.op in ("bernoulli", "bernoulli~") and s.template.startswith(
+          "torch.bernoulli({0})")),
+    K("ort-random-normal-scale0", "onnxruntime", ALL, "normal(mean, 0.0, size) (RandomNormalLike with scale 0): "
+      "onnxruntime-node dies (a one-node RandomNormalLike with scale=0 shows it; scale 1 runs)", "ort-random-normal-scale0",
+      lambda s, v, o: s.op == "normal" and not s.ins),
     K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
       "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",
       lambda s, v, o: s.op in ("amin", "amax", "aminmax", "max", "min", "argmax", "argmin", "max_pool1d", "max_pool2d",

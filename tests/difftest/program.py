@@ -20,6 +20,11 @@ import sys
 import numpy as np
 import torch
 
+try:  # registers the torchvision:: ops programs may call (torch.ops.torchvision.nms, ...)
+    import torchvision  # noqa: F401
+except Exception:  # noqa: BLE001
+    pass
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 DTYPES = {
