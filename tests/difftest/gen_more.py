@@ -1163,6 +1163,9 @@ def quantized(g):
         g.emit("torch._pad_packed_sequence(%s[0], %s[1], False, 0.0, %d)[0]" % (pk, pk, seq), [x, ln], "_pad_packed_sequence",
                cost=0, exact=True, pre=_fixed(g, [x, ln]))
         return
+    if r.random() < 0.3:
+        _qnorm(g)
+        return
     name, tpl, fl, n = _choice(r, QOPS)
     a = g.pick("f", ndim=(1, 3), pred=lambda v: v.numel() > 0, dtype=torch.float32)
     ins = [a] + ([g.new_input(list(T(g, a).shape), torch.float32)] if n == 2 else [])
@@ -1171,3 +1174,47 @@ def quantized(g):
     guard = " and ".join(["_finite({%d}) and _small({%d}, 12.0) and _qmargin({%d} / 0.1)" % (i, i, i) for i in range(n)] +
                          ["_qmargin(%s)" % (fl % dqs)])
     g.emit("torch.dequantize(%s)" % (tpl % qs), ins, name, cost=1, guard=guard, pre=_fixed(g, ins))
+
+
+def _qnorm(g):
+    """quantized:: normalization layers (plain tensor weights), their
+    result requantized at scale 0.17."""
+    r = g.r
+    kind = _choice(r, ["batch_norm1d", "batch_norm2d", "batch_norm3d", "layer_norm", "group_norm", "instance_norm"])
+    relu = kind.startswith("batch_norm") and r.random() < 0.4
+    nd = {"batch_norm1d": int(r.choice([2, 3])), "batch_norm2d": 4, "batch_norm3d": 5}.get(kind, int(r.choice([3, 4])))
+    c = int(r.choice([1, 2, 4]))
+    sh = [int(r.choice([1, 2])), c] + [int(r.choice(g.sizes)) for _ in range(nd - 2)]
+    if math.prod(sh) > 256:
+        raise Reject("size")
+    x = g.new_input(sh, torch.float32, lo=-3.0, hi=3.0)
+    w, b = g.new_input([c], torch.float32, lo=0.5, hi=1.5), g.new_input([c], torch.float32, lo=-0.5, hi=0.5)
+    q = _Q % 0
+    if kind.startswith("batch_norm"):
+        mean, var = g.new_input([c], torch.float32, lo=-0.5, hi=0.5), g.new_input([c], torch.float32, lo=0.5, hi=2.0)
+        op = kind + ("_relu" if relu else "")
+        tpl = "torch.ops.quantized.%s(%s, {1}, {2}, {3}, {4}, 1e-5, 0.17, 3)" % (op, q)
+        fl = "F.batch_norm(%s, {3}, {4}, {1}, {2}, False, 0.0, 1e-5)" % (_DQ % 0)
+        if relu:
+            fl = "F.relu(%s)" % fl
+        ins = [x, w, b, mean, var]
+    elif kind == "layer_norm":
+        op = kind
+        tpl = "torch.ops.quantized.layer_norm(%s, [%d], {1}, {2}, 1e-5, 0.17, 3)" % (q, sh[-1])
+        w, b = g.new_input([sh[-1]], torch.float32, lo=0.5, hi=1.5), g.new_input([sh[-1]], torch.float32, lo=-0.5, hi=0.5)
+        fl = "F.layer_norm(%s, [%d], {1}, {2}, 1e-5)" % (_DQ % 0, sh[-1])
+        ins = [x, w, b]
+    elif kind == "group_norm":
+        op = kind
+        gr = int(r.choice([d for d in (1, 2) if c % d == 0]))
+        tpl = "torch.ops.quantized.group_norm(%s, %d, {1}, {2}, 1e-5, 0.17, 3)" % (q, gr)
+        fl = "F.group_norm(%s, %d, {1}, {2}, 1e-5)" % (_DQ % 0, gr)
+        ins = [x, w, b]
+    else:
+        op = kind
+        tpl = "torch.ops.quantized.instance_norm(%s, {1}, {2}, 1e-5, 0.17, 3)" % q
+        fl = "F.instance_norm(%s, None, None, {1}, {2}, True, 0.0, 1e-5)" % (_DQ % 0)
+        ins = [x, w, b]
+    # the normalized values carry the statistics' rounding: a wider margin
+    g.emit("torch.dequantize(%s)" % tpl, ins, op, cost=12, guard="_qmargin({0} / 0.1) and _qmargin(%s / 0.17, 2e-2)" % fl,
+           pre=_fixed(g, ins))

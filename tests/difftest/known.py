@@ -187,11 +187,26 @@ KNOWN = [
       "axis, or of a scripted graph's tensor of unknown shape (squeeze-script-rank): the output's rank is unknown and "
       "its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
+    K("tensordot-script-type", "onnxexp", ("script", "dynamic"), "tensordot in a scripted graph (and the dynamic form "
+      "built on it): the output's type has no elem_type (onnx.checker: 'elem_type' required)", "tensordot-script-type",
+      lambda s, v, o: s.op == "tensordot"),
+    K("tensordot-empty-crash", "onnxexp", ALL, "tensordot with an empty dim: onnxruntime-node dies on the exported "
+      "model (matmul of the same operands runs; whose bug is open: the exporter's Reshape/MatMul chain for an empty "
+      "operand, or onnxruntime)", "tensordot-empty-crash",
+      lambda s, v, o: s.op == "tensordot" and any(_empty(x) for x in v)),
+    K("im2col-empty", "onnxexp", ALL, "im2col (F.unfold) of an empty batch: a Reshape to (0, ..., -1) that onnx.checker "
+      "rejects (product 0 with -1)", "im2col-empty", lambda s, v, o: s.op == "im2col" and _empty(v[0])),
+    K("conv-tbc-kernel-longer", "onnxexp", ALL, "conv_tbc whose kernel is longer than the padded time axis: torch "
+      "gives an empty output, the exported Conv fails in onnxruntime (invalid input shape; torch.onnx.export's too)",
+      "conv-tbc-kernel-longer", lambda s, v, o: s.op == "conv_tbc" and bool(o) and _empty(o[0])),
     # ---- onnxruntime
     K("ort-bernoulli-inverted", "onnxruntime", ALL, "bernoulli of a probability tensor: onnxruntime's Bernoulli draws 1 "
       "where p is 0 and 0 where p is 1 (a one-node Bernoulli of [[0, 1, 0], [0, 0, 1]] gives [[1, 0, 1], [1, 1, 0]])",
       "ort-bernoulli-inverted", lambda s, v, o: s.op in ("bernoulli", "bernoulli~") and s.template.startswith(
           "torch.bernoulli({0})")),
+    K("ort-unique-nan", "onnxruntime", ALL, "unique of a tensor holding NaN: onnxruntime's Unique drops NaN (a one-node "
+      "Unique of [1, nan, nan, 0, -0, 2] gives [0, 1, 2]); torch keeps each NaN", "ort-unique-nan",
+      lambda s, v, o: s.op in ("unique", "_unique", "unique_dim") and _has_nan(v[0])),
     K("ort-random-normal-scale0", "onnxruntime", ALL, "normal(mean, 0.0, size) (RandomNormalLike with scale 0): "
       "onnxruntime-node dies (a one-node RandomNormalLike with scale=0 shows it; scale 1 runs)", "ort-random-normal-scale0",
       lambda s, v, o: s.op == "normal" and not s.ins),

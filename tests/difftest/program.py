@@ -224,13 +224,13 @@ def shape_is(x, shape):
     return list(torch.as_tensor(x).shape) == list(shape)
 
 
-def qmargin(x):
+def qmargin(x, m=2e-3):
     """x (what a quantization rounds to an integer) is away from the
     half-way points, where float rounding upstream decides the direction."""
     x = torch.as_tensor(x).detach().double()
     x = x[torch.isfinite(x)]
     frac = x - torch.floor(x)
-    return bool(((frac - 0.5).abs() > 2e-3).all())
+    return bool(((frac - 0.5).abs() > m).all())
 
 
 def finite(x):
