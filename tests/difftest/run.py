@@ -372,7 +372,9 @@ def main(argv=None):
             continue
         try:
             # a slot per place in the batch: directories are reused, not made and removed per program
-            items = session.start(prog, rng, "p%d" % (idx if a.keep else n_started % a.batch))
+            # (the place in the batch, not a count of programs started: after a program the generator
+            # gave up on, that count would give two programs of one batch the same directory)
+            items = session.start(prog, rng, "p%d" % (idx if a.keep else len(pending)))
         except Exception as e:  # noqa: BLE001  (a harness failure on one program must not end the run)
             print("harness: seed %d index %d: %s: %s" % (a.seed, idx, type(e).__name__, harness.first_line(e)), flush=True)
             gave_up += 1
