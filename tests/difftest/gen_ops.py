@@ -1164,7 +1164,9 @@ def generate(r, max_ops=40, families=None):
     for _ in range(int(r.integers(1, 3))):
         g.new_input(g.rand_shape(), g.rand_dtype(), weight_ok=False)
     tries = 0
-    while g.prog.n_ops() < target and tries < target * 12:
+    # at least 40 tries: a one-statement program whose few proposals torch
+    # refused would be given up (a hole in a fixed sample's count)
+    while g.prog.n_ops() < target and tries < max(target * 12, 40):
         tries += 1
         _draw(g, fams)
     if not g.prog.stmts:
