@@ -1140,7 +1140,7 @@ QOPS = [("add", "torch.ops.quantized.add(%s, %s, 0.17, 3)", "(%s + %s) / 0.17", 
         ("relu6", "torch.ops.quantized.relu6(%s, False)", "%s / 0.1", 1)]
 
 
-@family(2, "quantized")
+@family(3, "quantized")
 def quantized(g):
     """quantized:: ops on quantize_per_tensor'd operands, dequantized in the
     same statement (a quantized tensor is no output). Every rounding step
@@ -1163,7 +1163,7 @@ def quantized(g):
         g.emit("torch._pad_packed_sequence(%s[0], %s[1], False, 0.0, %d)[0]" % (pk, pk, seq), [x, ln], "_pad_packed_sequence",
                cost=0, exact=True, pre=_fixed(g, [x, ln]))
         return
-    if r.random() < 0.3:
+    if r.random() < 0.4:
         _qnorm(g)
         return
     name, tpl, fl, n = _choice(r, QOPS)
@@ -1218,3 +1218,73 @@ def _qnorm(g):
     # the normalized values carry the statistics' rounding: a wider margin
     g.emit("torch.dequantize(%s)" % tpl, ins, op, cost=12, guard="_qmargin({0} / 0.1) and _qmargin(%s / 0.17, 2e-2)" % fl,
            pre=_fixed(g, ins))
+
+
+# ----------------------------------------------------------------------
+# more draws of what the families above reach rarely (coverage): the 3-d
+# and 4-d layers of gen_ops.linalg, the losses, the internal casts
+
+
+@family(4, "linalg4d")
+def linalg4d(g):
+    """gen_ops.linalg on a new or existing 3-d/4-d float input (conv2d,
+    pools, pixel_shuffle, interpolation need one; few values have that rank)."""
+    import gen_ops
+
+    r = g.r
+    nd = int(r.choice([3, 4, 4]))
+    a = g.pick("f", ndim=(nd, nd), pred=lambda v: v.dtype != torch.float16 and v.numel() > 0, new_p=0.5,
+               shape=g.rand_shape(nd, nonempty=True), dtype=torch.float32 if r.random() < 0.8 else torch.float64)
+    g.prefer = a
+    try:
+        gen_ops.linalg(g)
+    finally:
+        g.prefer = None
+
+
+@family(2, "loss")
+def loss(g):
+    _loss(g)
+
+
+@family(2, "cast2")
+def cast2(g):
+    r = g.r
+    u = int(r.integers(0, 5))
+    if u < 3:
+        misc_cast(g)
+    elif u == 3:
+        a = g.pick("i")
+        op = _choice(r, ["bitwise_left_shift", "bitwise_right_shift"])
+        _, ins = g.partner(a, "i", scalar_p=0)
+        g.emit("torch.%s({0}, {1})" % op, [a] + ins, op, cost=0, exact=True, pre="_shift_ok({0}, {1})")
+    else:
+        a = g.pick("fib", ndim=(1, 4))
+        t = T(g, a)
+        d = one_dim(r, t.dim())
+        n = t.shape[d]
+        parts = []
+        rest = n
+        while rest > 0 and len(parts) < 3:
+            p = int(r.integers(0, rest + 1))
+            parts.append(p)
+            rest -= p
+        parts.append(rest)
+        g.emit("torch.unsafe_split_with_sizes({0}, %s, %d)" % (ilist(parts), d), [a], "unsafe_split_with_sizes",
+               nout=len(parts), cost=0, exact=True)
+
+
+def misc_cast(g):
+    r = g.r
+    name, dt = _choice(r, _CASTS2)
+    a = g.pick("fib")
+    src = T(g, a).dtype
+    guard = None
+    if src.is_floating_point and not dt.is_floating_point:
+        guard = "_int_ok({0}, torch.%s)" % str(dt).replace("torch.", "")
+        if not g.all_exact([a]):
+            guard += " and _margin({0}, 'int')"
+    elif not src.is_floating_point and src != torch.bool and not dt.is_floating_point:
+        guard = "_int_ok({0}.double(), torch.%s)" % str(dt).replace("torch.", "")
+    tail = ".long()" if dt == torch.int16 else ""
+    g.emit("torch.%s({0})%s" % (name, tail), [a], name, cost=1 if dt == torch.float16 else 0, exact=True, guard=guard)

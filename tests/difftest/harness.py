@@ -358,8 +358,14 @@ def make_forms(prog, r, tag, want=("trace", "script", "dynamic"), fixed=None):
                 if base in want:
                     forms.append(f)
                 continue
+        try:
+            fill_form(f, prog, g, params, mod, [list(args)], [sref], [tols])
+        except TypeError as e:  # a tensor constant the sidecar cannot hold (a quantized one, folded by the trace)
+            f.na = "%s: a tensor constant of a dtype the sidecar cannot hold (%s)" % (base, first_line(e))
+            if base in want:
+                forms.append(f)
+            continue
         graphs[base] = (g, params, mod)  # only a graph that runs serves the dynamic form
-        fill_form(f, prog, g, params, mod, [list(args)], [sref], [tols])
         if base in want:
             forms.append(f)
     if "dynamic" in want and "dynamic" in prog.excluded:

@@ -154,6 +154,19 @@ def _norm_stat_size(s, v):
     return any(isinstance(x, torch.Tensor) and x.dim() == 1 and x.numel() != c for x in v[1:])
 
 
+def _products_overflow(a, b):
+    """The largest finite magnitudes of a and b multiply beyond half a's dtype's range."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype.is_floating_point and a.numel()
+            and b.numel()):
+        return False
+    m = []
+    for x in (a, b):
+        x = x.detach().double().abs()
+        x = x[torch.isfinite(x)]
+        m.append(float(x.max()) if x.numel() else 0.0)
+    return m[0] * m[1] >= torch.finfo(a.dtype).max / 2
+
+
 class Known:
     def __init__(self, ident, owner, forms, what, repro, match):
         self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
@@ -199,6 +212,12 @@ KNOWN = [
     K("conv-tbc-kernel-longer", "onnxexp", ALL, "conv_tbc whose kernel is longer than the padded time axis: torch "
       "gives an empty output, the exported Conv fails in onnxruntime (invalid input shape; torch.onnx.export's too)",
       "conv-tbc-kernel-longer", lambda s, v, o: s.op == "conv_tbc" and bool(o) and _empty(o[0])),
+    K("atan2-negzero", "onnxexp", ALL, "atan2(-0.0, x < 0): torch gives -pi (IEEE), the export +pi (the sign of a "
+      "zero y is lost; seed 1 program 704)", "atan2-negzero", lambda s, v, o: s.op == "atan2" and isinstance(v[0], torch.Tensor)
+      and v[0].dtype.is_floating_point and bool(((v[0] == 0) & torch.signbit(v[0])).any())),
+    K("reshape-from-tensor-zero", "onnxexp", ALL, "_reshape_from_tensor to a shape holding 0 (an empty result): the "
+      "export's Reshape reads the 0 as 'copy this dim' (allowzero=0) and onnxruntime refuses (seed 1 program 973)",
+      "reshape-from-tensor-zero", lambda s, v, o: s.op == "_reshape_from_tensor" and bool(o) and _empty(o[0])),
     # ---- onnxruntime
     K("ort-bernoulli-inverted", "onnxruntime", ALL, "bernoulli of a probability tensor: onnxruntime's Bernoulli draws 1 "
       "where p is 0 and 0 where p is 1 (a one-node Bernoulli of [[0, 1, 0], [0, 0, 1]] gives [[1, 0, 1], [1, 1, 0]])",
@@ -373,6 +392,10 @@ KNOWN = [
       "second size): torch checks the sizes only when there are elements, onnxruntime's BatchNormalization "
       "refuses (seed 9202 program 16438)", "torch-batch-norm-empty-stat-size",
       lambda s, v, o: s.op in ("batch_norm", "instance_norm") and _norm_stat_size(s, v)),
+    K("cross-product-overflow", "none", ALL, "cross/linalg.cross whose finite products overflow (1e30 * 1e30 in "
+      "float32) next to an infinite one: torch's kernel fuses the multiply and the subtraction (fma(1e30, 1e30, -inf) "
+      "= -inf), the export's separate Mul and Sub give inf - inf = NaN (seed 1 program 222)", "cross-product-overflow",
+      lambda s, v, o: s.op in ("cross", "linalg_cross") and _products_overflow(v[0], v[1])),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",
