@@ -303,7 +303,7 @@ def reduce2(g):
 # more shape, indexing and scatter ops
 
 
-@family(6, "shape2")
+@family(8, "shape2")
 def shape2(g):
     r = g.r
     u = int(r.integers(0, 24))
@@ -533,7 +533,7 @@ def shape2(g):
 # more nn: 3-d convolution and pooling, interpolation, sampling, losses
 
 
-@family(6, "nn2")
+@family(8, "nn2")
 def nn2(g):
     r = g.r
     u = int(r.integers(0, 14))
@@ -897,14 +897,16 @@ def _random_shape_only(g, u):
 # scripted builtins: sizes, scalars, lists, tensors made from Python values
 
 
-@family(4, "builtins")
+@family(5, "builtins")
 def builtins(g):
     r = g.r
     a = g.pick("fib", ndim=(1, 4))
     t = T(g, a)
     nd = t.dim()
-    u = int(r.integers(0, 16))
-    if u == 0:
+    u = int(r.integers(0, 17))
+    if u == 16:
+        g.emit("{0} * int({0}.is_pinned())", [a], "is_pinned", cost=1, exact=True)
+    elif u == 0:
         g.emit("{0} * len({0}.size())", [a], "len", cost=1, exact=True)
     elif u == 1:
         g.emit("{0}.reshape(list({0}.size()))", [a], "list", cost=0, exact=True)
@@ -1002,7 +1004,7 @@ _CASTS2 = [("_cast_Byte", torch.uint8), ("_cast_Char", torch.int8), ("_cast_Doub
            ("_cast_Long", torch.int64), ("_cast_Short", torch.int16)]
 
 
-@family(4, "misc")
+@family(6, "misc")
 def misc(g):
     r = g.r
     u = int(r.integers(0, 16))
@@ -1140,7 +1142,7 @@ QOPS = [("add", "torch.ops.quantized.add(%s, %s, 0.17, 3)", "(%s + %s) / 0.17", 
         ("relu6", "torch.ops.quantized.relu6(%s, False)", "%s / 0.1", 1)]
 
 
-@family(3, "quantized")
+@family(4, "quantized")
 def quantized(g):
     """quantized:: ops on quantize_per_tensor'd operands, dequantized in the
     same statement (a quantized tensor is no output). Every rounding step

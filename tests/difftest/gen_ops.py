@@ -1011,7 +1011,7 @@ def sort(g):
 SHAPE_KEEPING = ("unary", "binary", "ternary", "cast")
 
 
-@family(3, "control")
+@family(6, "control")
 def control(g):
     """An `if` on a tensor condition or a `for` over a size, its body drawn
     from the shape-keeping families."""

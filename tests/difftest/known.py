@@ -186,9 +186,9 @@ KNOWN = [
     K("hann-window-length-1", "onnxexp", ALL, "hann_window(1): torch gives [1.0] (a window of one), the export "
       "ONNX HannWindow's value, 0.0 (periodic) or NaN (symmetric)", "hann-window-length-1",
       lambda s, v, o: s.op == "hann_window" and bool(o) and o[0].numel() == 1),
-    K("roi-pool-script-type", "onnxexp", ("script", "dynamic"), "torchvision roi_pool in a scripted graph: an output "
-      "(the argmax indices) gets a type without elem_type (onnx.checker: 'elem_type' required)", "roi-pool-script-type",
-      lambda s, v, o: s.op == "roi_pool"),
+    K("roi-pool-script-type", "onnxexp", ("script", "dynamic"), "torchvision roi_pool or roi_align in a scripted "
+      "graph: an output gets a type without elem_type (onnx.checker: 'elem_type' required; seed 1 program 384 for "
+      "roi_align)", "roi-pool-script-type", lambda s, v, o: s.op in ("roi_pool", "roi_align")),
     K("im2col-nonfinite", "onnxexp", ALL, "im2col (F.unfold) of a tensor holding inf or NaN: NaN appears in other "
       "columns (0 * inf: the patches are gathered by a product, not a copy)", "im2col-nonfinite",
       lambda s, v, o: s.op == "im2col" and (_has_inf(v[0]) or _has_nan(v[0]))),
@@ -212,9 +212,10 @@ KNOWN = [
     K("conv-tbc-kernel-longer", "onnxexp", ALL, "conv_tbc whose kernel is longer than the padded time axis: torch "
       "gives an empty output, the exported Conv fails in onnxruntime (invalid input shape; torch.onnx.export's too)",
       "conv-tbc-kernel-longer", lambda s, v, o: s.op == "conv_tbc" and bool(o) and _empty(o[0])),
-    K("atan2-negzero", "onnxexp", ALL, "atan2(-0.0, x < 0): torch gives -pi (IEEE), the export +pi (the sign of a "
-      "zero y is lost; seed 1 program 704)", "atan2-negzero", lambda s, v, o: s.op == "atan2" and isinstance(v[0], torch.Tensor)
-      and v[0].dtype.is_floating_point and bool(((v[0] == 0) & torch.signbit(v[0])).any())),
+    K("atan2-negzero", "onnxexp", ALL, "atan2 with a -0.0 operand: the export loses the sign of a zero (atan2(-0.0, "
+      "-4) gives +pi, torch -pi: seed 1 program 704; atan2(0, -0.0) gives 0, torch pi: program 390)", "atan2-negzero",
+      lambda s, v, o: s.op == "atan2" and any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and
+                                              bool(((x == 0) & torch.signbit(x)).any()) for x in v)),
     K("reshape-from-tensor-zero", "onnxexp", ALL, "_reshape_from_tensor to a shape holding 0 (an empty result): the "
       "export's Reshape reads the 0 as 'copy this dim' (allowzero=0) and onnxruntime refuses (seed 1 program 973)",
       "reshape-from-tensor-zero", lambda s, v, o: s.op == "_reshape_from_tensor" and bool(o) and _empty(o[0])),
