@@ -6,11 +6,10 @@ Python scalars); Gen.emit runs it in torch and keeps it only if torch
 accepts it. FAMILIES lists them with their weights; `python3 gen_ops.py`
 prints which aten ops of `onnxexp --list-ops` the generator can emit.
 
-Left out on purpose (see README.md, "Coverage"): random ops (rand*,
-dropout in train mode, bernoulli, multinomial, normal, empty*), ops whose
-result depends on memory order or ties unless guarded (sort, topk, argmax,
-max.dim, unique: guarded with distinct values), RNNs and attention blocks,
-quantization, losses, list/dict builtins (covered by scripted control flow).
+The ops these families leave out are drawn by gen_more.py (random ops
+with deterministic cases or compared by dtype and shape, RNNs, attention,
+losses, quantization, ...); README.md, "The generator", lists what is
+still not covered and why.
 """
 
 import math
