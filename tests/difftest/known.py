@@ -154,6 +154,19 @@ def _norm_stat_size(s, v):
     return any(isinstance(x, torch.Tensor) and x.dim() == 1 and x.numel() != c for x in v[1:])
 
 
+def _products_overflow(a, b):
+    """The largest finite magnitudes of a and b multiply beyond half a's dtype's range."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype.is_floating_point and a.numel()
+            and b.numel()):
+        return False
+    m = []
+    for x in (a, b):
+        x = x.detach().double().abs()
+        x = x[torch.isfinite(x)]
+        m.append(float(x.max()) if x.numel() else 0.0)
+    return m[0] * m[1] >= torch.finfo(a.dtype).max / 2
+
+
 class Known:
     def __init__(self, ident, owner, forms, what, repro, match):
         self.id, self.owner, self.forms, self.what, self.repro, self.match = ident, owner, forms, what, repro, match
@@ -163,11 +176,60 @@ K = Known
 KNOWN = [
     # ---- onnxexp: invalid models (type constraints of the ONNX op not met)
     # ---- onnxexp: wrong values or dtypes
+    K("fft-1d-rank", "onnxexp", ALL, "fft_fft/fft_rfft/fft_ifft/fft_irfft/fft_fftn of a 1-d tensor: the output gains a "
+      "leading dim (view_as_real(rfft) of [4] comes out [3, 3, 2], torch [3, 2]; 2-d and larger inputs are right)",
+      "fft-1d-rank", lambda s, v, o: s.op.startswith("fft_") and isinstance(v[0], torch.Tensor) and v[0].dim() == 1),
+    K("dropout-train-identity", "onnxexp", ALL, "dropout, alpha_dropout, feature_dropout, feature_alpha_dropout with "
+      "training=True and p > 0: exported as the identity (p=1 gives the input, torch zeros)", "dropout-train-identity",
+      lambda s, v, o: s.op in ("dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout") and
+      "training=True" in s.template and not re.search(r"\(\{0\}, 0\.0,", s.template)),
+    K("hann-window-length-1", "onnxexp", ALL, "hann_window(1): torch gives [1.0] (a window of one), the export "
+      "ONNX HannWindow's value, 0.0 (periodic) or NaN (symmetric)", "hann-window-length-1",
+      lambda s, v, o: s.op == "hann_window" and bool(o) and o[0].numel() == 1),
+    K("roi-pool-script-type", "onnxexp", ("script", "dynamic"), "torchvision roi_pool or roi_align in a scripted "
+      "graph: an output gets a type without elem_type (onnx.checker: 'elem_type' required; seed 1 program 384 for "
+      "roi_align)", "roi-pool-script-type", lambda s, v, o: s.op in ("roi_pool", "roi_align")),
+    K("im2col-nonfinite", "onnxexp", ALL, "im2col (F.unfold) of a tensor holding inf or NaN: NaN appears in other "
+      "columns (0 * inf: the patches are gathered by a product, not a copy)", "im2col-nonfinite",
+      lambda s, v, o: s.op == "im2col" and (_has_inf(v[0]) or _has_nan(v[0]))),
+    K("masked-scatter-mask-rank", "onnxexp", ALL, "masked_scatter whose mask has more dims than self (the result "
+      "takes the broadcast shape): ScatterND into self as it is fails in onnxruntime (so does torch.onnx.export's)",
+      "masked-scatter-mask-rank", lambda s, v, o: s.op == "masked_scatter" and isinstance(v[1], torch.Tensor) and
+      v[1].dim() > v[0].dim()),
     K("squeeze-dynamic-rank", "onnxexp", ("script", "dynamic"), "squeeze() without dims of a tensor with a dynamic "
       "axis, or of a scripted graph's tensor of unknown shape (squeeze-script-rank): the output's rank is unknown and "
       "its type has no shape (onnx.checker: 'shape' required)", "invalid-dynamic-squeeze",
       lambda s, v, o: s.op == "squeeze" and ("squeeze()" in s.template or s.template == "torch.squeeze({0})")),
+    K("tensordot-script-type", "onnxexp", ("script", "dynamic"), "tensordot in a scripted graph (and the dynamic form "
+      "built on it): the output's type has no elem_type (onnx.checker: 'elem_type' required)", "tensordot-script-type",
+      lambda s, v, o: s.op == "tensordot"),
+    K("tensordot-empty-crash", "onnxexp", ALL, "tensordot with an empty dim: onnxruntime-node dies on the exported "
+      "model (matmul of the same operands runs; whose bug is open: the exporter's Reshape/MatMul chain for an empty "
+      "operand, or onnxruntime)", "tensordot-empty-crash",
+      lambda s, v, o: s.op == "tensordot" and any(_empty(x) for x in v)),
+    K("im2col-empty", "onnxexp", ALL, "im2col (F.unfold) of an empty batch: a Reshape to (0, ..., -1) that onnx.checker "
+      "rejects (product 0 with -1)", "im2col-empty", lambda s, v, o: s.op == "im2col" and _empty(v[0])),
+    K("conv-tbc-kernel-longer", "onnxexp", ALL, "conv_tbc whose kernel is longer than the padded time axis: torch "
+      "gives an empty output, the exported Conv fails in onnxruntime (invalid input shape; torch.onnx.export's too)",
+      "conv-tbc-kernel-longer", lambda s, v, o: s.op == "conv_tbc" and bool(o) and _empty(o[0])),
+    K("atan2-negzero", "onnxexp", ALL, "atan2 with a -0.0 operand: the export loses the sign of a zero (atan2(-0.0, "
+      "-4) gives +pi, torch -pi: seed 1 program 704; atan2(0, -0.0) gives 0, torch pi: program 390)", "atan2-negzero",
+      lambda s, v, o: s.op == "atan2" and any(isinstance(x, torch.Tensor) and x.dtype.is_floating_point and
+                                              bool(((x == 0) & torch.signbit(x)).any()) for x in v)),
+    K("reshape-from-tensor-zero", "onnxexp", ALL, "_reshape_from_tensor to a shape holding 0 (an empty result): the "
+      "export's Reshape reads the 0 as 'copy this dim' (allowzero=0) and onnxruntime refuses (seed 1 program 973)",
+      "reshape-from-tensor-zero", lambda s, v, o: s.op == "_reshape_from_tensor" and bool(o) and _empty(o[0])),
     # ---- onnxruntime
+    K("ort-bernoulli-inverted", "onnxruntime", ALL, "bernoulli of a probability tensor: onnxruntime's Bernoulli draws 1 "
+      "where p is 0 and 0 where p is 1 (a one-node Bernoulli of [[0, 1, 0], [0, 0, 1]] gives [[1, 0, 1], [1, 1, 0]])",
+      "ort-bernoulli-inverted", lambda s, v, o: s.op in ("bernoulli", "bernoulli~") and s.template.startswith(
+          "torch.bernoulli({0})")),
+    K("ort-unique-nan", "onnxruntime", ALL, "unique of a tensor holding NaN: onnxruntime's Unique drops NaN (a one-node "
+      "Unique of [1, nan, nan, 0, -0, 2] gives [0, 1, 2]); torch keeps each NaN", "ort-unique-nan",
+      lambda s, v, o: s.op in ("unique", "_unique", "unique_dim") and _has_nan(v[0])),
+    K("ort-random-normal-scale0", "onnxruntime", ALL, "normal(mean, 0.0, size) (RandomNormalLike with scale 0): "
+      "onnxruntime-node dies (a one-node RandomNormalLike with scale=0 shows it; scale 1 runs)", "ort-random-normal-scale0",
+      lambda s, v, o: s.op == "normal" and not s.ins),
     K("ort-reduce-min-max-nan", "onnxruntime", ALL, "amin/amax/aminmax/max.dim/min.dim over NaN: onnxruntime's "
       "ReduceMin/ReduceMax/ArgMin skip NaN, torch (and numpy, the ONNX reference) propagate it", "mismatch-trace-amin",
       lambda s, v, o: s.op in ("amin", "amax", "aminmax", "max", "min", "argmax", "argmin", "max_pool1d", "max_pool2d",
@@ -331,6 +393,10 @@ KNOWN = [
       "second size): torch checks the sizes only when there are elements, onnxruntime's BatchNormalization "
       "refuses (seed 9202 program 16438)", "torch-batch-norm-empty-stat-size",
       lambda s, v, o: s.op in ("batch_norm", "instance_norm") and _norm_stat_size(s, v)),
+    K("cross-product-overflow", "none", ALL, "cross/linalg.cross whose finite products overflow (1e30 * 1e30 in "
+      "float32) next to an infinite one: torch's kernel fuses the multiply and the subtraction (fma(1e30, 1e30, -inf) "
+      "= -inf), the export's separate Mul and Sub give inf - inf = NaN (seed 1 program 222)", "cross-product-overflow",
+      lambda s, v, o: s.op in ("cross", "linalg_cross") and _products_overflow(v[0], v[1])),
     # ---- onnx
     K("onnx-slice-empty-negative-step", "onnx", ALL, "flip of an empty tensor: onnx 1.12's Slice shape inference with "
       "a negative step gives 1 for an empty axis (the checker then rejects onnxexp's correct 0)", "invalid-trace-flip",

@@ -20,6 +20,11 @@ import sys
 import numpy as np
 import torch
 
+try:  # registers the torchvision:: ops programs may call (torch.ops.torchvision.nms, ...)
+    import torchvision  # noqa: F401
+except Exception:  # noqa: BLE001
+    pass
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 DTYPES = {
@@ -208,7 +213,82 @@ def guard_env():
     return {"torch": torch, "F": torch.nn.functional, "math": math, "np": np,
             "_distinct": distinct_along, "_margin": margin_ok, "_int_ok": int_cast_ok, "_nz_div": safe_int_div,
             "_shift_ok": shift_ok, "_fits": fits, "_away": away, "_small": small, "_sum_ok": sum_ok, "_cond_ok": cond_ok,
-            "_prod_ok": prod_ok, "_pow_ok": pow_ok}
+            "_prod_ok": prod_ok, "_pow_ok": pow_ok, "_finite": finite, "_nonan": nonan, "_margin_set": margin_set,
+            "_grid_ok": grid_ok, "_nll_ok": nll_ok, "_iou_margin": iou_margin, "_qmargin": qmargin, "_shape_is": shape_is}
+
+
+def shape_is(x, shape):
+    """A pre-guard of internal ops that do not check their operands' sizes
+    (torch._transformer_encoder_layer_fwd segfaults on mismatched weights):
+    the operand still has the shape it was generated with."""
+    return list(torch.as_tensor(x).shape) == list(shape)
+
+
+def qmargin(x, m=2e-3):
+    """x (what a quantization rounds to an integer) is away from the
+    half-way points, where float rounding upstream decides the direction."""
+    x = torch.as_tensor(x).detach().double()
+    x = x[torch.isfinite(x)]
+    frac = x - torch.floor(x)
+    return bool(((frac - 0.5).abs() > m).all())
+
+
+def finite(x):
+    """Every element of a float tensor is finite."""
+    x = torch.as_tensor(x)
+    return not x.dtype.is_floating_point or bool(torch.isfinite(x).all())
+
+
+def nonan(x):
+    x = torch.as_tensor(x)
+    return not x.dtype.is_floating_point or not bool(torch.isnan(x).any())
+
+
+def margin_set(x, s):
+    """Finite values of a rounded x are relatively far from every value of s
+    (isin, bucketize, searchsorted: equality with a boundary decides)."""
+    x = torch.as_tensor(x).detach().double().reshape(-1, 1)
+    s = torch.as_tensor(s).detach().double().reshape(1, -1)
+    if x.numel() == 0 or s.numel() == 0:
+        return True
+    rel = 1e-2
+    fin = torch.isfinite(x)
+    gap = (x - s).abs()
+    return bool(((gap > rel * torch.maximum(x.abs(), s.abs()).clamp(min=1)) | ~fin).all())
+
+
+def grid_ok(grid, align_corners, h, w):
+    """grid_sample's source coordinates (nearest mode) are away from the
+    half-integers where rounding to the nearest pixel goes either way."""
+    g = torch.as_tensor(grid).detach().double()
+    out = []
+    for k, n in ((0, w), (1, h)):
+        c = g[..., k]
+        c = (c + 1) / 2 * (n - 1) if align_corners else ((c + 1) * n - 1) / 2
+        out.append(c)
+    c = torch.cat([o.reshape(-1) for o in out])
+    frac = c - torch.floor(c)
+    return bool(((frac - 0.5).abs() > 1e-3).all())
+
+
+def nll_ok(target, ignore):
+    """Some target is not ignored (a mean over none is 0/0)."""
+    t = torch.as_tensor(target)
+    return t.numel() == 0 or bool((t != ignore).any())
+
+
+def iou_margin(boxes, thr):
+    """No two boxes overlap by an IoU within 1e-3 of thr (nms compares it)."""
+    b = torch.as_tensor(boxes).detach().double()
+    if b.shape[0] < 2:
+        return True
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    lt = torch.maximum(b[:, None, :2], b[None, :, :2])
+    rb = torch.minimum(b[:, None, 2:], b[None, :, 2:])
+    wh = (rb - lt).clamp(min=0)
+    inter = wh[..., 0] * wh[..., 1]
+    iou = inter / (area[:, None] + area[None, :] - inter)
+    return bool(((iou - thr).abs() > 1e-3).all())
 
 
 def pow_ok(base, e):
@@ -469,6 +549,7 @@ class Interp:
         self.snap = {}
         self.cone = {}
         self.unit = {}  # name -> the least precise float dtype on its chains
+        self.rand = set()  # names holding unspecified values (random ops, op names ending in "~")
         self.on_step = None  # called after each statement (the generator's known-bug check)
         for n, t in prog.inputs:
             self.bind(n, t.clone(), 0, {n})
@@ -531,6 +612,8 @@ class Interp:
                 if not isinstance(v, torch.Tensor):
                     raise TypeError("%s is %s, not a tensor" % (n, type(v).__name__))
                 self.bind(n, v, dep, cone | {n})
+                if s.op.endswith("~") or any(m in self.rand for m in s.reads()):
+                    self.rand.add(n)
                 if snap:
                     self.snap[n] = v.detach().clone()
         elif s.kind == "write":

@@ -58,6 +58,9 @@ def program_mode(mode, idx):
     return mode
 
 
+FAMILIES = [None]  # --families: the ops-mode families to draw from (default all)
+
+
 def make_program(seed, idx, mode, max_ops):
     """Program idx of seed (None if the generator gave up), and its rng for
     the forms (dynamic sizes)."""
@@ -65,7 +68,7 @@ def make_program(seed, idx, mode, max_ops):
     r = np.random.default_rng([seed, idx, MODES[m]])
     torch.manual_seed(seed * 1000003 + idx)
     try:
-        prog = (gen_ops.generate(r, max_ops) if m == "ops" else gen_views.generate(r, max_ops))
+        prog = (gen_ops.generate(r, max_ops, FAMILIES[0]) if m == "ops" else gen_views.generate(r, max_ops))
     except Reject:
         return None, r
     return prog, r
@@ -271,6 +274,8 @@ def main(argv=None):
     ap.add_argument("--no-exclusions", nargs="*", metavar="ID",
                     help="also generate the constructs of these known bugs (known.py ids; none given: of all)")
     ap.add_argument("--max-ops", type=int, default=40)
+    ap.add_argument("--families", help="ops mode: draw only from these families (comma-separated names of "
+                                       "gen_ops.FAMILIES), e.g. to test new ones")
     ap.add_argument("--batch", type=int, default=16, help="programs per onnxruntime batch")
     ap.add_argument("--log", help="append one JSON line per program here (default WORK/results.jsonl)")
     ap.add_argument("--keep", action="store_true", help="keep every program's files in WORK")
@@ -294,6 +299,8 @@ def main(argv=None):
         return 0
     if a.count is None and a.seconds is None and not a.only:
         a.count = 100
+    if a.families:
+        FAMILIES[0] = a.families.split(",")
     if a.coverage:
         return coverage(a)
     if a.no_exclusions is not None:
@@ -365,7 +372,9 @@ def main(argv=None):
             continue
         try:
             # a slot per place in the batch: directories are reused, not made and removed per program
-            items = session.start(prog, rng, "p%d" % (idx if a.keep else n_started % a.batch))
+            # (the place in the batch, not a count of programs started: after a program the generator
+            # gave up on, that count would give two programs of one batch the same directory)
+            items = session.start(prog, rng, "p%d" % (idx if a.keep else len(pending)))
         except Exception as e:  # noqa: BLE001  (a harness failure on one program must not end the run)
             print("harness: seed %d index %d: %s: %s" % (a.seed, idx, type(e).__name__, harness.first_line(e)), flush=True)
             gave_up += 1
