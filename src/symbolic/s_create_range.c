@@ -113,14 +113,31 @@ oxp_status oxp_s_linspace(oxp_sctx *c, oxp_node *n) {
 }
 
 /* hann_window(N, [periodic], dtype, ...): 0.5 - 0.5 cos(2 pi i / M),
- * M = N when periodic, else N - 1; torch's window of length 1 is [1]
- * either way (the formula gives 0, or 0 / 0). */
+ * M = N when periodic, else N - 1. */
 oxp_status oxp_s_hann_window(oxp_sctx *c, oxp_node *n) {
   int dt = oxp_sym_need_out_dtype(c, n, 0);
   bool periodic = true;
   /* hann_window(N, dtype, layout, device, pin) has 5 inputs. */
   if (n->ninputs >= 6 && !oxp_sym_bool(n, 1, &periodic))
     return oxp_sym_unsupported(c, "hann_window with a runtime periodic flag");
+  /* A constant length: the window itself, computed in double and rounded
+   * once (torch.onnx.export folds it to a constant too; a run-time length
+   * needs Cos, which onnxruntime has in float only). torch's window of
+   * length 1 is [1] either way (the formula gives 0, or 0 / 0). */
+  int64_t len;
+  if (oxp_sym_int(n, 0, &len) && len >= 0 && len <= (INT64_C(1) << 20)) {
+    int cdt = dt == OXP_DT_DOUBLE ? OXP_DT_DOUBLE : OXP_DT_FLOAT;
+    oxp_tensor *t = oxp_tensor_alloc(oxp_sym_arena(c), cdt, 1, &len);
+    if (!t) return oxp_sym_fail(c, OXP_ERR_NOMEM, "out of memory");
+    double m = (double)(periodic ? len : len - 1);
+    for (int64_t k = 0; k < len; k++) {
+      double w = len == 1 ? 1.0 : 0.5 - 0.5 * cos(2 * M_PI * (double)k / m);
+      if (cdt == OXP_DT_DOUBLE) ((double *)t->data)[k] = w;
+      else ((float *)t->data)[k] = (float)w;
+    }
+    oxp_value *w = oxp_sym_const(c, t);
+    return oxp_sym_set_out(c, n, 0, !w || dt == cdt ? w : oxp_sym_cast(c, w, dt));
+  }
   /* Float math even for a double window: onnxruntime has no double Cos. */
   int wide = OXP_DT_FLOAT;
   oxp_value *N = oxp_sym_in_as(c, n, 0, OXP_DT_INT64);
@@ -130,13 +147,8 @@ oxp_status oxp_s_hann_window(oxp_sctx *c, oxp_node *n) {
   oxp_value *ang = oxp_sym_op2(c, "Div", oxp_sym_op2(c, "Mul", i, oxp_sym_const_scalar(c, 2 * M_PI, wide)), M);
   oxp_value *half = oxp_sym_const_scalar(c, 0.5, wide);
   oxp_value *w = oxp_sym_op2(c, "Sub", half, oxp_sym_op2(c, "Mul", half, oxp_sym_op1(c, "Cos", ang)));
-  int64_t len;
-  if (oxp_sym_int(n, 0, &len)) {
-    if (len == 1) w = oxp_sym_const_f32s(c, (const float[]){1}, 1);
-  } else {
-    oxp_value *one = oxp_sym_op2(c, "Equal", N, oxp_sym_const_i64(c, 1));
-    w = oxp_sym_op3(c, "Where", one, oxp_sym_const_scalar(c, 1, wide), w);
-  }
+  oxp_value *one = oxp_sym_op2(c, "Equal", N, oxp_sym_const_i64(c, 1));
+  w = oxp_sym_op3(c, "Where", one, oxp_sym_const_scalar(c, 1, wide), w);
   if (!w) return oxp_sym_status(c);
   oxp_sym_set_type(c, w, wide, 1, NULL);
   return oxp_sym_set_out(c, n, 0, dt == wide ? w : oxp_sym_cast(c, w, dt));

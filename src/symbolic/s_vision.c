@@ -76,6 +76,7 @@ static oxp_status roi_align(oxp_sctx *c, oxp_node *n, bool modes) {
   if (modes)
     oxp_attr_set_s(k, "coordinate_transformation_mode",
                    aligned ? "half_pixel" : "output_half_pixel");
+  oxp_sym_set_type(c, k->outputs[0], dt, 4, NULL); /* no shape rule knows RoiAlign */
   return oxp_sym_set_out(c, n, 0, k->outputs[0]);
 }
 
