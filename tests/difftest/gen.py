@@ -163,6 +163,16 @@ class Gen:
                 a[mask] = r.choice(sp, size=int(mask.sum()))
         return torch.from_numpy(np.asarray(a, dtype=np.int64)).to(dtype).reshape(shape)
 
+    def exact_input(self, t):
+        """A new user input holding exactly the tensor t."""
+        name = self.fresh("x")
+        self.prog.inputs.append((name, t))
+        self.it.bind(name, t.clone(), 0, {name})
+        self.exact[name] = True
+        self.scope[0].append(name)
+        self.pending_inputs.append(name)
+        return name
+
     def new_input(self, shape, dtype, distinct=False, lo=None, hi=None, weight_ok=True):
         """A new user input (or, sometimes, a parameter or buffer)."""
         t = self.values(list(shape), dtype, distinct, lo, hi)

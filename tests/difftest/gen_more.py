@@ -36,13 +36,7 @@ def _choice(r, xs):
 
 def _const_input(g, t, weight_ok=False):
     """A new user input holding exactly t."""
-    name = g.fresh("x")
-    g.prog.inputs.append((name, t))
-    g.it.bind(name, t.clone(), 0, {name})
-    g.exact[name] = True
-    g.scope[0].append(name)
-    g.pending_inputs.append(name)
-    return name
+    return g.exact_input(t)
 
 
 def _fguard(g, ins, extra=None):
@@ -1009,20 +1003,7 @@ def misc(g):
     r = g.r
     u = int(r.integers(0, 16))
     if u == 0:
-        name, dt = _choice(r, _CASTS2)
-        a = g.pick("fib")
-        src = T(g, a).dtype
-        guard = None
-        if src.is_floating_point and not dt.is_floating_point:
-            guard = "_int_ok({0}, torch.%s)" % str(dt).replace("torch.", "")
-            if not g.all_exact([a]):
-                guard += " and _margin({0}, 'int')"
-        elif not src.is_floating_point and src != torch.bool and not dt.is_floating_point:
-            guard = "_int_ok({0}.double(), torch.%s)" % str(dt).replace("torch.", "")
-        elif dt == torch.float16 and src != torch.float16:
-            guard = "_small({0}, 6e4) and _away({0}.abs(), [0]) or not bool(({0} != 0).any())" if src.is_floating_point else None
-        tail = ".long()" if dt == torch.int16 else ""
-        g.emit("torch.%s({0})%s" % (name, tail), [a], name, cost=1 if dt == torch.float16 else 0, exact=True, guard=guard)
+        misc_cast(g, f16_guard=True)
     elif u == 1:
         a = _pick_f(g, ndim=(0, 2))
         t = T(g, a)
@@ -1276,7 +1257,9 @@ def cast2(g):
                nout=len(parts), cost=0, exact=True)
 
 
-def misc_cast(g):
+def misc_cast(g, f16_guard=False):
+    """One _cast_* op; f16_guard: a float cast to float16 keeps values in
+    its range and away from its subnormals."""
     r = g.r
     name, dt = _choice(r, _CASTS2)
     a = g.pick("fib")
@@ -1288,5 +1271,7 @@ def misc_cast(g):
             guard += " and _margin({0}, 'int')"
     elif not src.is_floating_point and src != torch.bool and not dt.is_floating_point:
         guard = "_int_ok({0}.double(), torch.%s)" % str(dt).replace("torch.", "")
+    elif f16_guard and dt == torch.float16 and src != torch.float16:
+        guard = "_small({0}, 6e4) and _away({0}.abs(), [0]) or not bool(({0} != 0).any())" if src.is_floating_point else None
     tail = ".long()" if dt == torch.int16 else ""
     g.emit("torch.%s({0})%s" % (name, tail), [a], name, cost=1 if dt == torch.float16 else 0, exact=True, guard=guard)

@@ -638,13 +638,7 @@ def _index_input(g, n, shape, lo_neg=False, distinct=False):
         t = g.values(list(shape), torch.int64, distinct=True)
         # a permutation of range(k) folded into [0, n)
         t = (t - t.min()) % max(n, 1) if t.numel() else t
-        name = g.fresh("x")
-        g.prog.inputs.append((name, t))
-        g.it.bind(name, t.clone(), 0, {name})
-        g.exact[name] = True
-        g.scope[0].append(name)
-        g.pending_inputs.append(name)
-        return name
+        return g.exact_input(t)
     return g.new_input(list(shape), torch.int64, lo=-n if lo_neg else 0, hi=max(n, 1), weight_ok=False)
 
 
